@@ -1,0 +1,377 @@
+/**
+ * Every way a conversion can fail, as one closed union of tagged errors.
+ *
+ * Each error names where it happened (`messageIndex`, `blockIndex` where a block is involved, and the
+ * full `path` into the input) and carries a readable `reason`. Match them exhaustively:
+ *
+ * @example
+ * ```ts
+ * import { ConversionError } from "openreward-effect"
+ * import * as Match from "effect/Match"
+ *
+ * const explain = Match.type<ConversionError.ConversionError>().pipe(
+ *   Match.tagsExhaustive({
+ *     MalformedInput: (e) => `bad input at ${e.path.join(".")}`,
+ *     UnknownBlockType: (e) => `unknown block ${e.blockType}`,
+ *     MisplacedBlock: (e) => `${e.blockType} cannot sit in a ${e.role} turn`,
+ *     UnsupportedBlock: (e) => `${e.format} cannot hold a ${e.blockType} block`,
+ *     UnsupportedMessage: (e) => `${e.format} cannot hold this ${e.role} message`,
+ *     UnmatchedToolResult: (e) => `no tool call ${e.toolCallId}`,
+ *     InvalidToolArguments: (e) => `arguments are not a JSON object: ${e.raw}`,
+ *     UnsupportedContent: (e) => `${e.format} ${e.contentType} has no canonical form`
+ *   })
+ * )
+ * ```
+ *
+ * All errors are `Schema.TaggedError`s, so they encode to JSON and decode back (for example across
+ * an HTTP boundary) with {@link ConversionError}.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Provider from "./Provider.js"
+
+const TypeIdKey = "~openreward-effect/ConversionError"
+
+/**
+ * @category symbols
+ * @since 0.1.0
+ */
+export const TypeId: typeof TypeIdKey = TypeIdKey
+
+/**
+ * @category symbols
+ * @since 0.1.0
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * Where an error happened: the keys and indices from the root of the input.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Path = Schema.Array(Schema.Union(Schema.String, Schema.Number))
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Path = typeof Path.Type
+
+/**
+ * The format an error is about: a provider, or `canonical` for the library's own wire shape.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const FormatName = Schema.Union(Provider.Provider, Schema.Literal("canonical"))
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type FormatName = typeof FormatName.Type
+
+const where = (messageIndex: number | undefined, blockIndex: number | undefined): string =>
+  messageIndex === undefined
+    ? ""
+    : blockIndex === undefined
+    ? `message ${messageIndex}: `
+    : `message ${messageIndex}, block ${blockIndex}: `
+
+const formatPath = (path: Path): string =>
+  path.length === 0 ? "$" : "$" + path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("")
+
+/**
+ * The input does not have the expected shape: a missing or mistyped field, an unexpected key, or text
+ * that is not JSON. `format` says which wire shape was expected.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MalformedInput extends Schema.TaggedError<MalformedInput>(
+  "openreward-effect/ConversionError/MalformedInput"
+)("MalformedInput", {
+  format: FormatName,
+  path: Path,
+  messageIndex: Schema.optional(Schema.Number),
+  blockIndex: Schema.optional(Schema.Number),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}malformed input at ${
+      formatPath(this.path)
+    }: ${this.reason}`
+  }
+}
+
+/**
+ * A block whose `type` this library does not know (strict decoding only; lenient decoding skips it).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnknownBlockType extends Schema.TaggedError<UnknownBlockType>(
+  "openreward-effect/ConversionError/UnknownBlockType"
+)("UnknownBlockType", {
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  blockType: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  get reason(): string {
+    return `unknown block type ${JSON.stringify(this.blockType)}`
+  }
+  override get message(): string {
+    return `canonical: ${where(this.messageIndex, this.blockIndex)}${this.reason} at ${formatPath(this.path)}`
+  }
+}
+
+/**
+ * A block in a message whose role may not carry it: reasoning and tool calls belong in assistant
+ * turns, tool results in user turns, and system turns hold only text and images.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
+  "openreward-effect/ConversionError/MisplacedBlock"
+)("MisplacedBlock", {
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  role: Schema.String,
+  blockType: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  get reason(): string {
+    return `a ${JSON.stringify(this.blockType)} block is not valid in a ${
+      JSON.stringify(this.role)
+    } message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns`
+  }
+  override get message(): string {
+    return `canonical: ${where(this.messageIndex, this.blockIndex)}${this.reason}`
+  }
+}
+
+/**
+ * A canonical block the target format cannot represent, such as reasoning for `google` or an image
+ * inside a tool result for `openai`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
+  "openreward-effect/ConversionError/UnsupportedBlock"
+)("UnsupportedBlock", {
+  format: Provider.Provider,
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  blockType: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}cannot represent a ${
+      JSON.stringify(this.blockType)
+    } block: ${this.reason}`
+  }
+}
+
+/**
+ * A whole message the target format cannot represent, such as a system turn after the conversation
+ * has started, for formats that hoist the system prompt.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
+  "openreward-effect/ConversionError/UnsupportedMessage"
+)("UnsupportedMessage", {
+  format: Provider.Provider,
+  path: Path,
+  messageIndex: Schema.Number,
+  role: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, undefined)}cannot represent this ${
+      JSON.stringify(this.role)
+    } message: ${this.reason}`
+  }
+}
+
+/**
+ * A tool result that no tool call in the conversation answers, where the format needs the pairing
+ * (Google addresses results by function name).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>(
+  "openreward-effect/ConversionError/UnmatchedToolResult"
+)("UnmatchedToolResult", {
+  format: Provider.Provider,
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  toolCallId: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}tool result ${
+      JSON.stringify(this.toolCallId)
+    } has no matching tool call: ${this.reason}`
+  }
+}
+
+/**
+ * Tool-call arguments in a provider transcript that are not a JSON object (OpenAI sends them as a
+ * JSON string, which models sometimes get wrong). The raw text is kept.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>(
+  "openreward-effect/ConversionError/InvalidToolArguments"
+)("InvalidToolArguments", {
+  format: Provider.Provider,
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  raw: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}invalid tool arguments ${
+      JSON.stringify(this.raw)
+    }: ${this.reason}`
+  }
+}
+
+/**
+ * Provider content with no canonical form, such as audio, files, image URLs or redacted thinking.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
+  "openreward-effect/ConversionError/UnsupportedContent"
+)("UnsupportedContent", {
+  format: Provider.Provider,
+  path: Path,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.optional(Schema.Number),
+  contentType: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${
+      JSON.stringify(this.contentType)
+    } content has no canonical form: ${this.reason}`
+  }
+}
+
+/**
+ * Errors from reading canonical input.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ValidationError = MalformedInput | UnknownBlockType | MisplacedBlock
+
+/**
+ * Errors from converting canonical messages to a provider format.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type EncodeError = MisplacedBlock | UnsupportedBlock | UnsupportedMessage | UnmatchedToolResult
+
+/**
+ * Errors from reading a provider transcript into canonical messages.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type DecodeError =
+  | MalformedInput
+  | MisplacedBlock
+  | UnmatchedToolResult
+  | InvalidToolArguments
+  | UnsupportedContent
+
+/**
+ * The closed union of every conversion error.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ConversionError =
+  | MalformedInput
+  | UnknownBlockType
+  | MisplacedBlock
+  | UnsupportedBlock
+  | UnsupportedMessage
+  | UnmatchedToolResult
+  | InvalidToolArguments
+  | UnsupportedContent
+
+/**
+ * Schema of the union, for sending errors over the wire.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ConversionError = Schema.Union(
+  MalformedInput,
+  UnknownBlockType,
+  MisplacedBlock,
+  UnsupportedBlock,
+  UnsupportedMessage,
+  UnmatchedToolResult,
+  InvalidToolArguments,
+  UnsupportedContent
+)
+
+/**
+ * Every tag of the union.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const tags: ReadonlyArray<ConversionError["_tag"]> = [
+  "MalformedInput",
+  "UnknownBlockType",
+  "MisplacedBlock",
+  "UnsupportedBlock",
+  "UnsupportedMessage",
+  "UnmatchedToolResult",
+  "InvalidToolArguments",
+  "UnsupportedContent"
+]
+
+/**
+ * Is `u` one of this library's conversion errors?
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isConversionError = (u: unknown): u is ConversionError =>
+  typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * The readable reason of any conversion error, without the location prefix.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const reason = (error: ConversionError): string => error.reason

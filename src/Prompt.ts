@@ -1,0 +1,158 @@
+/**
+ * The `/prompt` surface: a task prompt as plain text and image blocks, and how it relates to a
+ * conversation.
+ *
+ * - {@link flatten} renders a conversation to prompt blocks exactly as the reference server's
+ *   `/prompt` does for an environment that only implements `get_messages`: a `[role]` header block
+ *   before each message, reasoning as `<think>…</think>`, tool calls as `[tool_call name] {args}`, tool
+ *   results as a `[tool_result]` (or `[tool_result (error)]`) header followed by their content.
+ *   Exactly one user message of plain text and image blocks flattens to its blocks verbatim.
+ * - {@link toConversation} wraps a prompt as one user message, as `get_messages` does against a
+ *   prompt-only environment or an old server.
+ *
+ * @example
+ * ```ts
+ * import { Message, Prompt } from "openreward-effect"
+ *
+ * const blocks = Prompt.flatten([Message.system("Be terse."), Message.user("Hi")])
+ * console.log(blocks.map((b) => b.type === "text" ? b.text : "<image>"))
+ * // ["[system]", "Be terse.", "[user]", "Hi"]
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Block from "./Block.js"
+import type * as Conversation from "./Conversation.js"
+import * as ConversionError from "./ConversionError.js"
+import { fromParseError } from "./internal/decodeCanonical.js"
+import { dumps } from "./internal/pythonJson.js"
+import * as Message from "./Message.js"
+
+/**
+ * Prompt blocks: what `/prompt` serves.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Prompt = Schema.Array(Block.ContentBlock).annotations({ identifier: "Prompt" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Prompt = ReadonlyArray<Block.ContentBlock>
+
+const flattenBlock = (block: Block.Block, out: Array<Block.ContentBlock>): void => {
+  switch (block.type) {
+    case "text":
+    case "image":
+      out.push(block)
+      return
+    case "reasoning":
+      out.push(Block.text(`<think>${block.text}</think>`, { detail: { type: "reasoning" } }))
+      return
+    case "tool_call":
+      out.push(
+        Block.text(`[tool_call ${block.name}] ${dumps(block.input)}`, { detail: { type: "tool_call", id: block.id } })
+      )
+      return
+    case "tool_result":
+      out.push(
+        Block.text(block.is_error ? "[tool_result (error)]" : "[tool_result]", {
+          detail: { type: "tool_result", tool_call_id: block.tool_call_id }
+        })
+      )
+      for (const inner of block.blocks) out.push(inner)
+      return
+  }
+}
+
+/**
+ * Is this conversation exactly one user message of text and image blocks?
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isPlain = (conversation: Conversation.Conversation): boolean => {
+  if (conversation.length !== 1) return false
+  const [message] = conversation
+  return message !== undefined && message.role === "user" && message.blocks.every(Block.isContentBlock)
+}
+
+/**
+ * Render a conversation to prompt blocks, as the reference server's `/prompt` does. Total: every
+ * conversation has a prompt.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const flatten = (conversation: Conversation.Conversation): Prompt => {
+  if (isPlain(conversation)) return conversation[0]!.blocks as Prompt
+  const out: Array<Block.ContentBlock> = []
+  for (const message of conversation) {
+    out.push(Block.text(`[${message.role}]`, { detail: { role: message.role } }))
+    for (const block of message.blocks) flattenBlock(block, out)
+  }
+  return out
+}
+
+/**
+ * Wrap prompt blocks as one user message: the conversation a prompt-only environment serves.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const toConversation = (prompt: Prompt): readonly [Message.UserMessage] => [Message.user(prompt)]
+
+/**
+ * The result of {@link decodeLenient}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface LenientResult {
+  readonly prompt: Prompt
+  readonly skipped: ReadonlyArray<{ readonly index: number; readonly blockType: string }>
+}
+
+const decodeStrict = Schema.decodeUnknownEither(Prompt, { onExcessProperty: "error" })
+const decodeLoose = Schema.decodeUnknownEither(Block.ContentBlock, { onExcessProperty: "ignore" })
+
+/**
+ * Strictly decode prompt blocks (a JSON array of text and image blocks).
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (input: unknown): Either.Either<Prompt, ConversionError.MalformedInput> =>
+  Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined))
+
+/**
+ * Decode prompt blocks as a client reads `/prompt`: blocks of other types are skipped and reported.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.MalformedInput> => {
+  if (!Array.isArray(input)) {
+    return Either.left(
+      new ConversionError.MalformedInput({ format: "canonical", path: [], reason: "expected an array of blocks" })
+    )
+  }
+  const prompt: Array<Block.ContentBlock> = []
+  const skipped: Array<{ index: number; blockType: string }> = []
+  for (let i = 0; i < input.length; i++) {
+    const raw: unknown = input[i]
+    const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined
+    if (type !== "text" && type !== "image") {
+      skipped.push({ index: i, blockType: typeof type === "string" ? type : String(type) })
+      continue
+    }
+    const block = decodeLoose(raw)
+    if (Either.isLeft(block)) return Either.left(fromParseError(block.left, [i], undefined))
+    prompt.push(block.right)
+  }
+  return Either.right({ prompt, skipped })
+}

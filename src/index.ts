@@ -1,0 +1,62 @@
+/**
+ * openreward-effect: OpenReward conversation prompts, provider codecs and the environment protocol,
+ * built on Effect.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * JSON values as Effect Schemas.
+ *
+ * @since 0.1.0
+ */
+export * as Json from "./Json.js"
+
+/**
+ * Content blocks: text, image, reasoning, tool call and tool result.
+ *
+ * @since 0.1.0
+ */
+export * as Block from "./Block.js"
+
+/**
+ * Role-tagged messages with placement rules.
+ *
+ * @since 0.1.0
+ */
+export * as Message from "./Message.js"
+
+/**
+ * Conversations: strict and lenient decoding of canonical wire JSON.
+ *
+ * @since 0.1.0
+ */
+export * as Conversation from "./Conversation.js"
+
+/**
+ * The `/prompt` surface: flattening a conversation, wrapping a prompt.
+ *
+ * @since 0.1.0
+ */
+export * as Prompt from "./Prompt.js"
+
+/**
+ * Provider names.
+ *
+ * @since 0.1.0
+ */
+export * as Provider from "./Provider.js"
+
+/**
+ * The closed union of conversion errors.
+ *
+ * @since 0.1.0
+ */
+export * as ConversionError from "./ConversionError.js"
+
+/**
+ * The shape shared by every provider format, and its Schema adapter.
+ *
+ * @since 0.1.0
+ */
+export * as Codec from "./Codec.js"
