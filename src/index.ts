@@ -60,3 +60,10 @@ export * as ConversionError from "./ConversionError.js"
  * @since 0.1.0
  */
 export * as Codec from "./Codec.js"
+
+/**
+ * Wire schemas of the OpenReward environment protocol.
+ *
+ * @since 0.1.0
+ */
+export * as Protocol from "./Protocol.js"

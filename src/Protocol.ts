@@ -1,0 +1,250 @@
+/**
+ * Wire schemas of the OpenReward environment protocol, shared by the server and the client.
+ *
+ * Field names, defaults and key order are the reference SDK's (openreward 0.1.167), so that what
+ * our server writes is byte-compatible with what the reference server writes: optional fields are
+ * present as `null`, never omitted.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Block from "./Block.js"
+import * as Json from "./Json.js"
+
+const nullable = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
+
+/**
+ * What a tool returns: content blocks, free-form metadata, an optional reward, and whether the
+ * episode is finished.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolOutput = Schema.Struct({
+  blocks: Schema.Array(Block.ContentBlock),
+  metadata: nullable(Json.JsonObject),
+  reward: nullable(Schema.Number),
+  finished: Schema.optionalWith(Schema.Boolean, { default: () => false, exact: true })
+}).annotations({ identifier: "ToolOutput" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolOutput extends Schema.Schema.Type<typeof ToolOutput> {}
+
+/**
+ * The `reason` a tool call was refused, when the server says.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RunToolErrorReason = Schema.Literal("not_found", "name_collision", "input_validation", "episode_finished")
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type RunToolErrorReason = typeof RunToolErrorReason.Type
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RunToolSuccess = Schema.Struct({
+  ok: Schema.tag(true),
+  output: ToolOutput
+}).annotations({ identifier: "RunToolSuccess" })
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RunToolError = Schema.Struct({
+  ok: Schema.tag(false),
+  error: Schema.String,
+  reason: nullable(RunToolErrorReason)
+}).annotations({ identifier: "RunToolError" })
+
+/**
+ * The JSON a `/call` stream ends with.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RunToolOutput = Schema.Union(RunToolSuccess, RunToolError).annotations({ identifier: "RunToolOutput" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type RunToolOutput = typeof RunToolOutput.Type
+
+/**
+ * A tool as a server lists it. `input_schema` is a JSON Schema object, or `null` for a tool that
+ * takes no input.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolSpec = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  input_schema: Schema.NullOr(Json.JsonObject)
+}).annotations({ identifier: "ToolSpec" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolSpec extends Schema.Schema.Type<typeof ToolSpec> {}
+
+/**
+ * The environment's terminal tool, hidden from the tool list: the harness feeds the final assistant
+ * message to it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TerminalToolSpec = Schema.Struct({
+  name: Schema.String,
+  arg: nullable(Schema.String),
+  description: Schema.optionalWith(Schema.String, { default: () => "", exact: true })
+}).annotations({ identifier: "TerminalToolSpec" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface TerminalToolSpec extends Schema.Schema.Type<typeof TerminalToolSpec> {}
+
+/**
+ * The body of `/tools` and `/task_tools`. `message_block_types` is absent (`null`) on servers older
+ * than reference 0.1.157, which means text and image only.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ListToolsOutput = Schema.Struct({
+  tools: Schema.Array(ToolSpec),
+  terminal_tool: nullable(TerminalToolSpec),
+  supports_score_group: nullable(Schema.Boolean),
+  message_block_types: nullable(Schema.Array(Schema.String))
+}).annotations({ identifier: "ListToolsOutput" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ListToolsOutput extends Schema.Schema.Type<typeof ListToolsOutput> {}
+
+/**
+ * The body of `/call`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolCall = Schema.Struct({
+  name: Schema.String,
+  input: Json.JsonObject,
+  task_id: nullable(Schema.String)
+}).annotations({ identifier: "ToolCall" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
+
+/**
+ * The body of `/create`: either a `task_spec`, or a `split` and an `index`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const CreateSession = Schema.Struct({
+  env_name: nullable(Schema.String),
+  task_spec: nullable(Json.JsonObject),
+  split: nullable(Schema.String),
+  index: nullable(Schema.Int),
+  toolset_name: nullable(Schema.String)
+}).annotations({ identifier: "CreateSession" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface CreateSession extends Schema.Schema.Type<typeof CreateSession> {}
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export const SplitType = Schema.Literal("train", "validation", "test")
+
+/**
+ * A split as `/splits` lists it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Split = Schema.Struct({
+  name: Schema.String,
+  type: SplitType
+}).annotations({ identifier: "Split" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Split extends Schema.Schema.Type<typeof Split> {}
+
+/**
+ * The body of `/tasks` and `/num_tasks`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ListTasks = Schema.Struct({ split: Schema.String })
+
+/**
+ * The body of `/task`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GetTask = Schema.Struct({ split: Schema.String, index: Schema.Int })
+
+/**
+ * The body of `/task_range`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GetTaskRange = Schema.Struct({
+  split: Schema.String,
+  start: nullable(Schema.Int),
+  stop: nullable(Schema.Int)
+})
+
+/**
+ * The SSE event names of `/call` and `/create_session`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SseEvent = {
+  taskId: "task_id",
+  chunk: "chunk",
+  end: "end",
+  error: "error"
+} as const
+
+/**
+ * The size, in code points, of each SSE data piece of a `/call` result.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const chunkSize = 4096
