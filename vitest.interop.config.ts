@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config"
+import { alias } from "./vitest.shared.js"
 
 export default defineConfig({
+  resolve: { alias },
   test: {
     include: ["test/interop/**/*.test.ts"],
     testTimeout: 120_000,
