@@ -90,7 +90,9 @@ const screenBlocks = (
     }
     if (!Block.isSupportedType(type)) {
       if (!options.lenient) {
-        return Either.left(new ConversionError.UnknownBlockType({ path, messageIndex: i, blockIndex: j, blockType: type }))
+        return Either.left(
+          new ConversionError.UnknownBlockType({ path, messageIndex: i, blockIndex: j, blockType: type })
+        )
       }
       skipped.push({ messageIndex: i, blockIndex: j, path, blockType: type })
       continue
@@ -149,7 +151,11 @@ export const decodeMessage = (
   const role = raw["role"]
   if (!isRole(role)) {
     return Either.left(
-      malformed([i, "role"], `expected "system" | "user" | "assistant", actual ${JSON.stringify(role) ?? "undefined"}`, i)
+      malformed(
+        [i, "role"],
+        `expected "system" | "user" | "assistant", actual ${JSON.stringify(role) ?? "undefined"}`,
+        i
+      )
     )
   }
   const blocks = raw["blocks"]
