@@ -156,3 +156,13 @@ export const decodeLenient = (input: unknown): Either.Either<LenientResult, Conv
   }
   return Either.right({ prompt, skipped })
 }
+
+const encodePrompt = Schema.encodeSync(Prompt)
+
+/**
+ * The wire JSON of prompt blocks (every default present, reference key order).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encode = (prompt: Prompt): ReadonlyArray<typeof Block.ContentBlock.Encoded> => encodePrompt(prompt)

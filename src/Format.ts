@@ -1,0 +1,159 @@
+/**
+ * Every conversation format by name, for code that picks a format at run time (a CLI flag, an HTTP
+ * parameter): the four provider codecs, plus `canonical` (the library's own wire JSON) and `prompt`
+ * (the `/prompt` flattening, encode only).
+ *
+ * @example
+ * ```ts
+ * import { Format, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ *
+ * const conversation = [Message.system("Be terse."), Message.user("Hi")]
+ * for (const name of Format.providers) {
+ *   const result = Format.encode(name, conversation)
+ *   console.log(name, Either.isRight(result) ? JSON.stringify(result.right) : result.left.message)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as AnthropicFormat from "./AnthropicFormat.js"
+import type * as Codec from "./Codec.js"
+import * as Conversation from "./Conversation.js"
+import type * as ConversionError from "./ConversionError.js"
+import * as GoogleFormat from "./GoogleFormat.js"
+import * as OpenAiFormat from "./OpenAiFormat.js"
+import * as OpenRouterFormat from "./OpenRouterFormat.js"
+import * as Prompt from "./Prompt.js"
+import * as Provider from "./Provider.js"
+
+/**
+ * The wire shape each provider format produces.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Wire {
+  readonly openai: OpenAiFormat.Wire
+  readonly openrouter: OpenRouterFormat.Wire
+  readonly anthropic: AnthropicFormat.Wire
+  readonly google: GoogleFormat.Wire
+}
+
+/**
+ * The codec of every provider.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const codecs: { readonly [P in Provider.Provider]: Codec.Codec<Wire[P], any, any> } = {
+  openai: OpenAiFormat.codec,
+  openrouter: OpenRouterFormat.codec,
+  anthropic: AnthropicFormat.codec,
+  google: GoogleFormat.codec
+}
+
+/**
+ * The provider names, in a stable order.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const providers: ReadonlyArray<Provider.Provider> = Provider.all
+
+/**
+ * A format to read a conversation from.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Source = Provider.Provider | "canonical"
+
+/**
+ * A format to write a conversation to.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Target = Provider.Provider | "canonical" | "prompt"
+
+/**
+ * @category constants
+ * @since 0.1.0
+ */
+export const sources: ReadonlyArray<Source> = ["canonical", ...Provider.all]
+
+/**
+ * @category constants
+ * @since 0.1.0
+ */
+export const targets: ReadonlyArray<Target> = [...Provider.all, "prompt", "canonical"]
+
+/**
+ * Convert a canonical conversation to a provider's wire shape, with that format's default options.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encode = <P extends Provider.Provider>(
+  provider: P,
+  conversation: Conversation.Conversation
+): Either.Either<Wire[P], ConversionError.EncodeError> => codecs[provider].encode(conversation)
+
+/**
+ * Read a provider transcript (untrusted JSON) into a canonical conversation.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (
+  provider: Provider.Provider,
+  input: unknown
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => codecs[provider].decode(input)
+
+/**
+ * Read a conversation from any source format: `canonical` decodes strictly (unknown block types are
+ * errors).
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const read = (
+  source: Source,
+  input: unknown
+): Either.Either<Conversation.Conversation, ConversionError.ConversionError> =>
+  source === "canonical" ? Conversation.decode(input) : decode(source, input)
+
+/**
+ * Write a conversation to any target format as JSON-ready data: a provider's wire shape, the
+ * canonical wire JSON, or the flattened `/prompt` blocks.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const write = (
+  target: Target,
+  conversation: Conversation.Conversation
+): Either.Either<unknown, ConversionError.ConversionError> => {
+  switch (target) {
+    case "canonical":
+      return Either.right(Conversation.encode(conversation))
+    case "prompt":
+      return Either.right(Prompt.encode(Prompt.flatten(conversation)))
+    default:
+      return encode(target, conversation)
+  }
+}
+
+/**
+ * Convert between any two formats: `read` then `write`.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const convert = (
+  input: unknown,
+  options: { readonly from: Source; readonly to: Target }
+): Either.Either<unknown, ConversionError.ConversionError> =>
+  Either.flatMap(read(options.from, input), (conversation) => write(options.to, conversation))
