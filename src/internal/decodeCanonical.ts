@@ -135,7 +135,7 @@ const screenBlocks = (
     }
     kept.push(block)
   }
-  return Either.right(kept.length === blocks.length ? blocks : kept)
+  return Either.right(kept.length === blocks.length && kept.every((b, j) => b === blocks[j]) ? blocks : kept)
 }
 
 const isRole = (u: unknown): u is Message.Role => u === "system" || u === "user" || u === "assistant"
