@@ -10,6 +10,7 @@
 import * as Schema from "effect/Schema"
 import * as Block from "./Block.js"
 import * as Json from "./Json.js"
+import * as Message from "./Message.js"
 
 const nullable = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
@@ -248,3 +249,72 @@ export const SseEvent = {
  * @since 0.1.0
  */
 export const chunkSize = 4096
+
+/**
+ * One rollout's completion submitted for group scoring (`/score_group`): the candidate as a
+ * role-tagged transcript, and trainer-owned `metadata` that is echoed untouched.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GroupCandidate = Schema.Struct({
+  messages: Schema.Array(Message.Message),
+  metadata: nullable(Json.JsonObject)
+}).annotations({ identifier: "GroupCandidate" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupCandidate extends Schema.Schema.Type<typeof GroupCandidate> {}
+
+/**
+ * The score of one group candidate, index-aligned with the request.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GroupScore = Schema.Struct({
+  reward: Schema.Number,
+  metadata: nullable(Json.JsonObject)
+}).annotations({ identifier: "GroupScore" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupScore extends Schema.Schema.Type<typeof GroupScore> {}
+
+/**
+ * The body of `/score_group` (reference 0.1.157 and later). `task_id` resumes a stream, as for
+ * `/call`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ScoreGroup = Schema.Struct({
+  candidates: Schema.Array(GroupCandidate),
+  task_id: nullable(Schema.String)
+}).annotations({ identifier: "ScoreGroup" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreGroup extends Schema.Schema.Type<typeof ScoreGroup> {}
+
+/**
+ * The JSON a `/score_group` stream ends with.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ScoreGroupOutput = Schema.Struct({
+  scores: Schema.Array(GroupScore)
+}).annotations({ identifier: "ScoreGroupOutput" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreGroupOutput extends Schema.Schema.Type<typeof ScoreGroupOutput> {}
