@@ -1,0 +1,962 @@
+/**
+ * The Anthropic Messages format: a conversation as `{system, messages}`, ready to spread into a
+ * `messages.create` request, and back.
+ *
+ * **Encoding** reproduces the reference SDK's `convert_messages(messages, "anthropic")` (openreward
+ * 0.1.167) key for key:
+ *
+ * - the leading system messages are hoisted into `system`: their text blocks joined with `"\n\n"`,
+ *   or `null` when there is no text; an image there, or a system message after the first
+ *   non-system turn, is an error;
+ * - every other message becomes `{role, content: [...]}`, one to one (consecutive same-role turns are
+ *   not merged; the API combines them);
+ * - text → `text`, image → `image` with a base64 `source`, reasoning → `thinking` (`signature` only
+ *   when non-empty), tool call → `tool_use`, tool result → `tool_result` (`is_error` only when true),
+ *   with the tool results moved to the front of their user message, as the API requires.
+ *
+ * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
+ * messages}`, a whole request body (`model`, `max_tokens`, `tools`, ... are ignored) or a bare
+ * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
+ * `role: "system"` messages. Content with no canonical form (`redacted_thinking`, URL and file
+ * images, documents, citations, server-tool blocks) is an `UnsupportedContent` error, never dropped.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicFormat, Block, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as assert from "node:assert"
+ *
+ * const wire = AnthropicFormat.encode([
+ *   Message.system("You are a support agent for Acme."),
+ *   Message.user("My order hasn't arrived."),
+ *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
+ *   Message.user([Block.text("Thanks."), Block.toolResult("tc_1", "stalled at hub")])
+ * ])
+ * assert.deepStrictEqual(Either.getOrThrow(wire).messages[2], {
+ *   role: "user",
+ *   content: [
+ *     { type: "tool_result", tool_use_id: "tc_1", content: [{ type: "text", text: "stalled at hub" }] },
+ *     { type: "text", text: "Thanks." }
+ *   ]
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import { absurd } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as Block from "./Block.js"
+import * as Codec from "./Codec.js"
+import * as Conversation from "./Conversation.js"
+import * as ConversionError from "./ConversionError.js"
+import * as Issue from "./internal/anthropicIssue.js"
+import * as Json from "./Json.js"
+import * as Message from "./Message.js"
+
+/**
+ * The provider this module speaks.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const name = "anthropic" as const
+
+// -----------------------------------------------------------------------------
+// wire: what encode produces
+// -----------------------------------------------------------------------------
+
+/**
+ * A text block.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TextBlock = Schema.Struct({
+  type: Schema.tag("text"),
+  text: Schema.String
+}).annotations({ identifier: "AnthropicTextBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface TextBlock extends Schema.Schema.Type<typeof TextBlock> {}
+
+/**
+ * Inline image data: bare base64 `data` and its `media_type`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Base64ImageSource = Schema.Struct({
+  type: Schema.tag("base64"),
+  media_type: Schema.String,
+  data: Schema.String
+}).annotations({ identifier: "AnthropicBase64ImageSource" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Base64ImageSource extends Schema.Schema.Type<typeof Base64ImageSource> {}
+
+/**
+ * An image block with inline (base64) data: the only image source encoding produces.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ImageBlock = Schema.Struct({
+  type: Schema.tag("image"),
+  source: Base64ImageSource
+}).annotations({ identifier: "AnthropicImageBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ImageBlock extends Schema.Schema.Type<typeof ImageBlock> {}
+
+/**
+ * Extended-thinking text, with the `signature` Anthropic needs to accept it back (absent when the
+ * canonical reasoning has none).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ThinkingBlock = Schema.Struct({
+  type: Schema.tag("thinking"),
+  thinking: Schema.String,
+  signature: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ identifier: "AnthropicThinkingBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ThinkingBlock extends Schema.Schema.Type<typeof ThinkingBlock> {}
+
+/**
+ * A client tool call.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolUseBlock = Schema.Struct({
+  type: Schema.tag("tool_use"),
+  id: Schema.String,
+  name: Schema.String,
+  input: Json.JsonObject
+}).annotations({ identifier: "AnthropicToolUseBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolUseBlock extends Schema.Schema.Type<typeof ToolUseBlock> {}
+
+/**
+ * What a tool result holds: text and images.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolResultContent = Schema.Union(TextBlock, ImageBlock)
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ToolResultContent = TextBlock | ImageBlock
+
+/**
+ * The result of a tool call, answering the `tool_use` with the same id. `is_error` is present only
+ * when true.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolResultBlock = Schema.Struct({
+  type: Schema.tag("tool_result"),
+  tool_use_id: Schema.String,
+  content: Schema.Array(ToolResultContent),
+  is_error: Schema.optionalWith(Schema.Literal(true), { exact: true })
+}).annotations({ identifier: "AnthropicToolResultBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
+
+/**
+ * Any block encoding produces.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ContentBlock = Schema.Union(TextBlock, ImageBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ContentBlock = TextBlock | ImageBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+
+/**
+ * One entry of `messages`. Encoding emits `role: "system"` only with `laterSystem: "inline"`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const WireMessage = Schema.Struct({
+  role: Schema.Literal("user", "assistant", "system"),
+  content: Schema.Array(ContentBlock)
+}).annotations({ identifier: "AnthropicMessage" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface WireMessage extends Schema.Schema.Type<typeof WireMessage> {}
+
+/**
+ * The encoded conversation: the `system` parameter (a string, or text blocks with `system:
+ * "blocks"`; `null` when the conversation has no leading system text) and the `messages`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Wire = Schema.Struct({
+  system: Schema.NullOr(Schema.Union(Schema.String, Schema.Array(TextBlock))),
+  messages: Schema.Array(WireMessage)
+}).annotations({ identifier: "AnthropicConversation" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Wire extends Schema.Schema.Type<typeof Wire> {}
+
+// -----------------------------------------------------------------------------
+// input: what decode accepts
+// -----------------------------------------------------------------------------
+
+const describe = (u: unknown): string =>
+  u === null
+    ? "null"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string"
+    ? JSON.stringify(u)
+    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
+    ? String(u)
+    : typeof u
+
+// `string | Array<B>`, with one clear message when the input is neither (a failed union otherwise
+// reports each member separately).
+const stringOr = <B extends Schema.Schema.Any>(blocks: B, what: string) =>
+  Schema.Union(Schema.String, Schema.Array(blocks)).annotations({
+    message: (issue) =>
+      typeof issue.actual === "string" || Array.isArray(issue.actual)
+        ? { message: "", override: false }
+        : { message: `Expected a string or an array of ${what}, actual ${describe(issue.actual)}`, override: true }
+  })
+
+// A block of a type this format does not read. Its `type` is branded, so that ruling such a block
+// out narrows a block union to the known members.
+const otherThan = (known: ReadonlyArray<string>) => {
+  const set: ReadonlySet<string> = new Set(known)
+  return Schema.Struct({
+    type: Schema.String.pipe(
+      Schema.filter((type) => !set.has(type), { message: () => "a block of a known type must match its schema" }),
+      Schema.brand("AnthropicOtherBlockType")
+    )
+  })
+}
+
+/**
+ * A text block as decoding reads it. `citations` are accepted so that non-empty ones can be
+ * reported (they have no canonical form); `cache_control` and other keys are ignored.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputTextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  citations: Schema.optionalWith(Schema.NullOr(Schema.Array(Schema.Unknown)), { exact: true })
+}).annotations({ identifier: "AnthropicInputTextBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputTextBlock extends Schema.Schema.Type<typeof InputTextBlock> {}
+
+/**
+ * An image by URL (no canonical form).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const UrlImageSource = Schema.Struct({
+  type: Schema.Literal("url"),
+  url: Schema.String
+}).annotations({ identifier: "AnthropicUrlImageSource" })
+
+/**
+ * An image uploaded with the Files API (no canonical form).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const FileImageSource = Schema.Struct({
+  type: Schema.Literal("file"),
+  file_id: Schema.String
+}).annotations({ identifier: "AnthropicFileImageSource" })
+
+/**
+ * Every image source the API accepts.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ImageSource = Schema.Union(Base64ImageSource, UrlImageSource, FileImageSource)
+
+/**
+ * An image block as decoding reads it: any source.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputImageBlock = Schema.Struct({
+  type: Schema.Literal("image"),
+  source: ImageSource
+}).annotations({ identifier: "AnthropicInputImageBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputImageBlock extends Schema.Schema.Type<typeof InputImageBlock> {}
+
+/**
+ * A thinking block as decoding reads it: the signature may be absent or `null`, and the thinking
+ * text may be empty (adaptive thinking returns `""` with a signature).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputThinkingBlock = Schema.Struct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.String,
+  signature: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+}).annotations({ identifier: "AnthropicInputThinkingBlock" })
+
+/**
+ * Encrypted thinking: opaque `data` with no text (no canonical form).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RedactedThinkingBlock = Schema.Struct({
+  type: Schema.Literal("redacted_thinking"),
+  data: Schema.String
+}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
+
+/**
+ * Any other block (`document`, `search_result`, `server_tool_use`, `web_search_tool_result`, ...):
+ * only its `type` is read, to report it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const OtherBlock = otherThan(["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"])
+  .annotations({ identifier: "AnthropicOtherBlock" })
+
+const OtherToolResultContent = otherThan(["text", "image"]).annotations({ identifier: "AnthropicOtherBlock" })
+
+/**
+ * A tool result as decoding reads it: `content` may be absent, a string, or blocks; `is_error` may
+ * be absent or `null`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputToolResultBlock = Schema.Struct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: Schema.String,
+  content: Schema.optionalWith(
+    stringOr(Schema.Union(InputTextBlock, InputImageBlock, OtherToolResultContent), "tool result blocks"),
+    { exact: true }
+  ),
+  is_error: Schema.optionalWith(Schema.NullOr(Schema.Boolean), { exact: true })
+}).annotations({ identifier: "AnthropicInputToolResultBlock" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputToolResultBlock extends Schema.Schema.Type<typeof InputToolResultBlock> {}
+
+/**
+ * Any block decoding reads.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputBlock = Schema.Union(
+  InputTextBlock,
+  InputImageBlock,
+  InputThinkingBlock,
+  RedactedThinkingBlock,
+  ToolUseBlock,
+  InputToolResultBlock,
+  OtherBlock
+)
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type InputBlock = typeof InputBlock.Type
+
+const Role = Schema.Literal("user", "assistant", "system").annotations({
+  message: (issue) => ({
+    message: `Expected "user" | "assistant" | "system", actual ${describe(issue.actual)}`,
+    override: true
+  })
+})
+
+/**
+ * One message as decoding reads it: `content` is a string or blocks; `role: "system"` is a
+ * mid-conversation system message.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputMessage = Schema.Struct({
+  role: Role,
+  content: stringOr(InputBlock, "content blocks")
+}).annotations({ identifier: "AnthropicInputMessage" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputMessage extends Schema.Schema.Type<typeof InputMessage> {}
+
+/**
+ * A text block of the `system` parameter. A system prompt does not cite, so `citations` must be
+ * absent, `null` or empty.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const SystemTextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  citations: Schema.optionalWith(
+    Schema.Union(Schema.Null, Schema.Tuple()).annotations({
+      message: () => ({ message: "a system prompt cannot carry citations", override: true })
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "AnthropicSystemTextBlock" })
+
+/**
+ * A request body as decoding reads it: `system` (a string or text blocks) and `messages`. Every
+ * other key (`model`, `max_tokens`, `tools`, `thinking`, ...) is ignored.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Request = Schema.Struct({
+  system: Schema.optionalWith(
+    Schema.NullOr(stringOr(SystemTextBlock, "text blocks")),
+    { exact: true }
+  ),
+  messages: Schema.Array(InputMessage)
+}).annotations({ identifier: "AnthropicRequest" })
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Request extends Schema.Schema.Type<typeof Request> {}
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+/**
+ * Encoding options. Every default reproduces the reference SDK.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EncodeOptions {
+  /**
+   * The shape of the hoisted system prompt. `"string"` (default): the text blocks of the leading
+   * system messages joined with `"\n\n"`. `"blocks"`: one text block per canonical text block, so
+   * that a `cache_control` breakpoint can be put on one of them.
+   */
+  readonly system?: "string" | "blocks" | undefined
+  /**
+   * What to do with a system message after the first non-system turn. `"error"` (default): an
+   * `UnsupportedMessage` error. `"user"`: send it in place as a user turn with the same content.
+   * `"inline"`: send it in place as a `role: "system"` message (mid-conversation system messages,
+   * Claude Opus 4.8 and later; text only).
+   */
+  readonly laterSystem?: "error" | "user" | "inline" | undefined
+}
+
+/**
+ * Decoding options (none yet: every accepted shape is read the same way).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DecodeOptions {}
+
+// -----------------------------------------------------------------------------
+// encoding
+// -----------------------------------------------------------------------------
+
+const encodeContent = (block: Block.ContentBlock): ToolResultContent => {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text }
+    case "image":
+      return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } }
+    default:
+      return absurd(block)
+  }
+}
+
+const encodeBlock = (block: Block.Block): ContentBlock => {
+  switch (block.type) {
+    case "text":
+    case "image":
+      return encodeContent(block)
+    case "reasoning":
+      return block.signature
+        ? { type: "thinking", thinking: block.text, signature: block.signature }
+        : { type: "thinking", thinking: block.text }
+    case "tool_call":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input }
+    case "tool_result": {
+      const result: ToolResultBlock = {
+        type: "tool_result",
+        tool_use_id: block.tool_call_id,
+        content: block.blocks.map(encodeContent)
+      }
+      return block.is_error ? { ...result, is_error: true } : result
+    }
+    default:
+      return absurd(block)
+  }
+}
+
+// The API wants a user message's tool results first; everything else keeps its order.
+const toolResultsFirst = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => [
+  ...blocks.filter((b) => b.type === "tool_result"),
+  ...blocks.filter((b) => b.type !== "tool_result")
+]
+
+const textOnly = (
+  message: Message.SystemMessage,
+  messageIndex: number,
+  reason: string
+): Either.Either<Array<string>, ConversionError.UnsupportedBlock> => {
+  const texts: Array<string> = []
+  for (const [blockIndex, block] of message.blocks.entries()) {
+    if (block.type !== "text") {
+      return Either.left(
+        new ConversionError.UnsupportedBlock({
+          format: name,
+          path: [messageIndex, "blocks", blockIndex],
+          messageIndex,
+          blockIndex,
+          blockType: block.type,
+          reason
+        })
+      )
+    }
+    texts.push(block.text)
+  }
+  return Either.right(texts)
+}
+
+const encodeLaterSystem = (
+  message: Message.SystemMessage,
+  messageIndex: number,
+  policy: "error" | "user" | "inline"
+): Either.Either<WireMessage, ConversionError.EncodeError> => {
+  switch (policy) {
+    case "error":
+      return Either.left(
+        new ConversionError.UnsupportedMessage({
+          format: name,
+          path: [messageIndex],
+          messageIndex,
+          role: "system",
+          reason: "a system message after the first non-system turn cannot be hoisted into the system parameter; " +
+            "move it to the start of the conversation, or set laterSystem to \"user\" or \"inline\""
+        })
+      )
+    case "user":
+      return Either.right({ role: "user", content: message.blocks.map(encodeContent) })
+    case "inline":
+      return Either.map(
+        textOnly(message, messageIndex, "a mid-conversation system message holds text only"),
+        (texts): WireMessage => ({ role: "system", content: texts.map((text) => ({ type: "text", text })) })
+      )
+    default:
+      return absurd(policy)
+  }
+}
+
+/**
+ * Convert a canonical conversation to Anthropic's `{system, messages}`. With default options the
+ * result is, key order included, what the reference SDK's `convert_messages(messages, "anthropic")`
+ * returns.
+ *
+ * Fails with `MisplacedBlock` (a block in a role that may not hold it), `UnsupportedBlock` (an image
+ * in a hoisted system message) or `UnsupportedMessage` (a system message after the first
+ * non-system turn, unless `laterSystem` says otherwise).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encode = (
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire, ConversionError.EncodeError> => {
+  const placed = Conversation.validate(conversation)
+  if (Either.isLeft(placed)) return Either.left(placed.left)
+  const laterSystem = options?.laterSystem ?? "error"
+  const system: Array<string> = []
+  const messages: Array<WireMessage> = []
+  let leading = true
+  for (const [i, message] of conversation.entries()) {
+    switch (message.role) {
+      case "system": {
+        if (leading) {
+          const texts = textOnly(message, i, "the system parameter holds text only")
+          if (Either.isLeft(texts)) return Either.left(texts.left)
+          system.push(...texts.right)
+        } else {
+          const encoded = encodeLaterSystem(message, i, laterSystem)
+          if (Either.isLeft(encoded)) return Either.left(encoded.left)
+          messages.push(encoded.right)
+        }
+        break
+      }
+      case "user":
+        leading = false
+        messages.push({ role: "user", content: toolResultsFirst(message.blocks).map(encodeBlock) })
+        break
+      case "assistant":
+        leading = false
+        messages.push({ role: "assistant", content: message.blocks.map(encodeBlock) })
+        break
+      default:
+        return absurd(message)
+    }
+  }
+  return Either.right({
+    system: system.length === 0
+      ? null
+      : options?.system === "blocks"
+      ? system.map((text): TextBlock => ({ type: "text", text }))
+      : system.join("\n\n"),
+    messages
+  })
+}
+
+// -----------------------------------------------------------------------------
+// decoding
+// -----------------------------------------------------------------------------
+
+const decodeRequest = Schema.decodeUnknownEither(Request, { onExcessProperty: "ignore" })
+const decodeMessageArray = Schema.decodeUnknownEither(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
+
+const canonicalBlocks = "text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
+
+interface Where {
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex: number
+}
+
+const unsupported = (where: Where, contentType: string, reason: string, path: ConversionError.Path = where.path) =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format: name,
+      path,
+      messageIndex: where.messageIndex,
+      blockIndex: where.blockIndex,
+      contentType,
+      reason
+    })
+  )
+
+type InputContent = typeof InputTextBlock.Type | typeof InputImageBlock.Type
+
+type OtherBlock = typeof OtherBlock.Type
+
+const isOther = <B extends { readonly type: string }>(
+  block: B | OtherBlock,
+  known: ReadonlySet<string>
+): block is OtherBlock => !known.has(block.type)
+
+const contentTypes: ReadonlySet<string> = new Set(["text", "image"])
+const blockTypes: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "thinking",
+  "redacted_thinking",
+  "tool_use",
+  "tool_result"
+])
+
+const decodeContent = (
+  block: InputContent,
+  where: Where
+): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  switch (block.type) {
+    case "text":
+      return block.citations !== undefined && block.citations !== null && block.citations.length > 0
+        ? unsupported(
+          where,
+          "citations",
+          "a canonical text block has no place for its sources; strip them to keep the text alone",
+          [...where.path, "citations"]
+        )
+        : Either.right(Block.text(block.text))
+    case "image": {
+      const source = block.source
+      switch (source.type) {
+        case "base64":
+          return Either.right(Block.image(source.data, source.media_type))
+        case "url":
+          return unsupported(
+            where,
+            "url image source",
+            "canonical images carry base64 data; fetch the image and send it as a base64 source",
+            [...where.path, "source"]
+          )
+        case "file":
+          return unsupported(
+            where,
+            "file image source",
+            "canonical images carry base64 data; download the file and send it as a base64 source",
+            [...where.path, "source"]
+          )
+        default:
+          return absurd(source)
+      }
+    }
+    default:
+      return absurd(block)
+  }
+}
+
+const decodeToolResult = (
+  block: InputToolResultBlock,
+  where: Where
+): Either.Either<Block.ToolResultBlock, ConversionError.UnsupportedContent> => {
+  const inner: Array<Block.ContentBlock> = []
+  const content = block.content ?? []
+  if (typeof content === "string") {
+    inner.push(Block.text(content))
+  } else {
+    for (const [k, item] of content.entries()) {
+      const path = [...where.path, "content", k]
+      if (isOther(item, contentTypes)) {
+        return unsupported(
+          where,
+          item.type,
+          "a canonical tool result holds only text and image content",
+          path
+        )
+      }
+      const decoded = decodeContent(item, { ...where, path })
+      if (Either.isLeft(decoded)) return Either.left(decoded.left)
+      inner.push(decoded.right)
+    }
+  }
+  return Either.right(Block.toolResult(block.tool_use_id, inner, { isError: block.is_error ?? false }))
+}
+
+const decodeBlock = (
+  block: InputBlock,
+  where: Where
+): Either.Either<Block.Block, ConversionError.UnsupportedContent> => {
+  if (isOther(block, blockTypes)) {
+    return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
+  }
+  switch (block.type) {
+    case "text":
+    case "image":
+      return decodeContent(block, where)
+    case "thinking":
+      return Either.right(Block.reasoning(block.thinking, { signature: block.signature ?? null }))
+    case "redacted_thinking":
+      return unsupported(
+        where,
+        block.type,
+        "redacted thinking is encrypted reasoning with no text, and a canonical reasoning block cannot carry " +
+          "opaque data"
+      )
+    case "tool_use":
+      return Either.right(Block.toolCall(block.id, block.name, block.input))
+    case "tool_result":
+      return decodeToolResult(block, where)
+    default:
+      return absurd(block)
+  }
+}
+
+const isSystemBlock = (block: Block.Block): block is Message.SystemBlock => Message.isAllowed("system", block.type)
+const isUserBlock = (block: Block.Block): block is Message.UserBlock => Message.isAllowed("user", block.type)
+const isAssistantBlock = (block: Block.Block): block is Message.AssistantBlock =>
+  Message.isAllowed("assistant", block.type)
+
+const placed = <B extends Block.Block>(
+  blocks: ReadonlyArray<Block.Block>,
+  isAllowed: (block: Block.Block) => block is B,
+  role: Message.Role,
+  messageIndex: number,
+  at: ConversionError.Path
+): Either.Either<Array<B>, ConversionError.MisplacedBlock> => {
+  const out: Array<B> = []
+  for (const [blockIndex, block] of blocks.entries()) {
+    if (!isAllowed(block)) {
+      return Either.left(
+        new ConversionError.MisplacedBlock({
+          path: [...at, blockIndex],
+          messageIndex,
+          blockIndex,
+          role,
+          blockType: block.type
+        })
+      )
+    }
+    out.push(block)
+  }
+  return Either.right(out)
+}
+
+const decodeMessage = (
+  message: InputMessage,
+  messageIndex: number,
+  prefix: ConversionError.Path
+): Either.Either<Message.Message, ConversionError.DecodeError> => {
+  const at = [...prefix, messageIndex, "content"]
+  const blocks: Array<Block.Block> = []
+  if (typeof message.content === "string") {
+    blocks.push(Block.text(message.content))
+  } else {
+    for (const [blockIndex, block] of message.content.entries()) {
+      const decoded = decodeBlock(block, { path: [...at, blockIndex], messageIndex, blockIndex })
+      if (Either.isLeft(decoded)) return Either.left(decoded.left)
+      blocks.push(decoded.right)
+    }
+  }
+  switch (message.role) {
+    case "system":
+      return Either.map(placed(blocks, isSystemBlock, "system", messageIndex, at), (b) => Message.system(b))
+    case "user":
+      return Either.map(placed(blocks, isUserBlock, "user", messageIndex, at), (b) => Message.user(b))
+    case "assistant":
+      return Either.map(placed(blocks, isAssistantBlock, "assistant", messageIndex, at), (b) => Message.assistant(b))
+    default:
+      return absurd(message.role)
+  }
+}
+
+const decodeMessages = (
+  messages: ReadonlyArray<InputMessage>,
+  prefix: ConversionError.Path,
+  out: Array<Message.Message>
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  for (const [i, message] of messages.entries()) {
+    const decoded = decodeMessage(message, i, prefix)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    out.push(decoded.right)
+  }
+  return Either.right(out)
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
+ * (the reference's output, or a whole request body whose other keys are ignored) or a bare
+ * `messages` array. A `system` string, or a list of text blocks, becomes one leading system message
+ * (none when it is `null`, absent or an empty list).
+ *
+ * Errors locate the input: `path` is the full path into it and `messageIndex` / `blockIndex` index
+ * its `messages` and their `content`. Fails with `MalformedInput` (not the Anthropic shape: checked
+ * first, for the whole input), `UnsupportedContent` (content with no canonical form) or
+ * `MisplacedBlock` (for example a `tool_use` in a user message). Never throws.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (
+  input: unknown,
+  _options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  if (Array.isArray(input)) {
+    const messages = decodeMessageArray(input)
+    return Either.isLeft(messages)
+      ? Either.left(Issue.malformed(messages.left, name, { messages: [], blocks: "content" }))
+      : decodeMessages(messages.right, [], [])
+  }
+  if (!isRecord(input)) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format: name,
+        path: [],
+        reason: `expected a request body {system?, messages} or an array of messages, actual ${describe(input)}`
+      })
+    )
+  }
+  const request = decodeRequest(input)
+  if (Either.isLeft(request)) {
+    return Either.left(Issue.malformed(request.left, name, { messages: ["messages"], blocks: "content" }))
+  }
+  const { messages, system } = request.right
+  const out: Array<Message.Message> = []
+  if (typeof system === "string") out.push(Message.system(system))
+  else if (system !== undefined && system !== null && system.length > 0) {
+    out.push(Message.system(system.map((block) => Block.text(block.text))))
+  }
+  return decodeMessages(messages, ["messages"], out)
+}
+
+/**
+ * The Anthropic format as a {@link Codec.Codec}.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+
+/**
+ * A Schema from the Anthropic wire shape to a canonical conversation (default options), for Schema
+ * pipelines such as `Schema.parseJson(AnthropicFormat.schema)`. Conversion errors become parse
+ * issues carrying the tagged error's message.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
