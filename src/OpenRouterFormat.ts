@@ -1,0 +1,330 @@
+/**
+ * The OpenRouter format: OpenRouter's chat completions `messages` list, and back.
+ *
+ * OpenRouter speaks the OpenAI Chat Completions shape, and with default options this format is
+ * exactly {@link OpenAiFormat} (as the reference SDK's `convert_messages(messages, "openrouter")`
+ * is), except that errors name `openrouter`. Two options serve OpenRouter's own conventions:
+ *
+ * - `reasoningField: "reasoning"` writes reasoning where OpenRouter documents it (the default,
+ *   `reasoning_content`, is the reference's choice);
+ * - `toolResultImages: "tool-message"` keeps images inside tool results as `image_url` parts of the
+ *   tool message, which OpenRouter's schema accepts (whether the model sees them depends on the
+ *   upstream provider).
+ *
+ * Decoding is {@link OpenAiFormat.decode}'s, which also reads OpenRouter's `reasoning` and
+ * `reasoning_details` (a signed `reasoning.text` entry keeps its signature on the reasoning block).
+ *
+ * @example
+ * ```ts
+ * import { Block, Message, OpenRouterFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as assert from "node:assert"
+ *
+ * const conversation = [
+ *   Message.assistant([Block.reasoning("Check the carrier."), Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
+ *   Message.user([Block.toolResult("tc_1", [Block.text("label:"), Block.image("iVBORw0KGgo=", "image/png")])])
+ * ]
+ * const messages = Either.getOrThrow(
+ *   OpenRouterFormat.encode(conversation, { reasoningField: "reasoning", toolResultImages: "tool-message" })
+ * )
+ * assert.strictEqual(messages[0]?.role === "assistant" && messages[0].reasoning, "Check the carrier.")
+ * assert.deepStrictEqual(messages[1], {
+ *   role: "tool",
+ *   tool_call_id: "tc_1",
+ *   content: [
+ *     { type: "text", text: "label:" },
+ *     { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }
+ *   ]
+ * })
+ * assert.deepStrictEqual(Either.getOrThrow(OpenRouterFormat.decode(messages)), conversation)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
+import * as Codec from "./Codec.js"
+import type * as Conversation from "./Conversation.js"
+import type * as ConversionError from "./ConversionError.js"
+import * as Chat from "./internal/openAiChat.js"
+
+/**
+ * The provider this module speaks.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const name = "openrouter" as const
+
+// -----------------------------------------------------------------------------
+// wire: what encode produces (the same shapes as OpenAiFormat)
+// -----------------------------------------------------------------------------
+
+/**
+ * A text content part.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TextPart: typeof Chat.TextPart = Chat.TextPart
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface TextPart extends Chat.TextPart {}
+
+/**
+ * An image content part, always an inline `data:<mime>;base64,<data>` URL.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ImageUrlPart: typeof Chat.ImageUrlPart = Chat.ImageUrlPart
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ImageUrlPart extends Chat.ImageUrlPart {}
+
+/**
+ * A content part encoding produces.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ContentPart: typeof Chat.ContentPart = Chat.ContentPart
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ContentPart = Chat.ContentPart
+
+/**
+ * Message content: a plain string when the canonical message is exactly one text block, a list of
+ * parts otherwise (possibly empty).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Content: typeof Chat.Content = Chat.Content
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Content = Chat.Content
+
+/**
+ * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolCall: typeof Chat.ToolCall = Chat.ToolCall
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolCall extends Chat.ToolCall {}
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export const SystemMessage: typeof Chat.SystemMessage = Chat.SystemMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface SystemMessage extends Chat.SystemMessage {}
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export const UserMessage: typeof Chat.UserMessage = Chat.UserMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface UserMessage extends Chat.UserMessage {}
+
+/**
+ * An assistant message; the reasoning goes in `reasoning_content` (default), `reasoning`, or
+ * nowhere, as {@link EncodeOptions} `reasoningField` says.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const AssistantMessage: typeof Chat.AssistantMessage = Chat.AssistantMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface AssistantMessage extends Chat.AssistantMessage {}
+
+/**
+ * A tool result: its texts joined with `"\n"`, or, with `toolResultImages: "tool-message"` and an
+ * image in the result, one part per block.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolMessage: typeof Chat.ToolMessage = Chat.ToolMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolMessage extends Chat.ToolMessage {}
+
+/**
+ * Any message encoding produces.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ChatMessage: typeof Chat.ChatMessage = Chat.ChatMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ChatMessage = Chat.ChatMessage
+
+/**
+ * The encoded conversation: the `messages` of an OpenRouter chat completions request.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Wire: typeof Chat.Wire = Chat.Wire
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Wire = Chat.Wire
+
+// -----------------------------------------------------------------------------
+// input: what decode accepts
+// -----------------------------------------------------------------------------
+
+/**
+ * One message as decoding reads it (the same as `OpenAiFormat.InputMessage`); an assistant
+ * message's `reasoning_details` entries are `reasoning.text` (maybe signed), `reasoning.summary` and
+ * `reasoning.encrypted`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputMessage: typeof Chat.InputMessage = Chat.InputMessage
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type InputMessage = Chat.InputMessage
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+/**
+ * Encoding options. Every default reproduces the reference SDK.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EncodeOptions {
+  /**
+   * Which assistant-message field carries the reasoning. `"reasoning_content"` (default, the
+   * reference's choice), `"reasoning"` (OpenRouter's documented field), or `"omit"`.
+   */
+  readonly reasoningField?: "reasoning_content" | "reasoning" | "omit" | undefined
+  /**
+   * Write the reasoning field on every assistant message that has tool calls, as `""` when the turn
+   * has no reasoning (DeepSeek's thinking mode requires it). Default `false`; no effect with
+   * `reasoningField: "omit"`.
+   */
+  readonly reasoningOnToolCalls?: boolean | undefined
+  /**
+   * What to do with an image inside a tool result. `"error"` (default): an `UnsupportedBlock` error.
+   * `"user-message"`: the images go first in the user message that follows the turn's tool
+   * messages. `"tool-message"`: a tool result holding an image is sent as parts (`text` and
+   * `image_url`, in order) in its tool message.
+   */
+  readonly toolResultImages?: "error" | "user-message" | "tool-message" | undefined
+}
+
+/**
+ * Decoding options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DecodeOptions {
+  /**
+   * What to do with a `reasoning.encrypted` entry of `reasoning_details` (opaque data a canonical
+   * reasoning block cannot hold). `"error"` (default): an `UnsupportedContent` error. `"drop"`:
+   * leave it out.
+   */
+  readonly encryptedReasoning?: "error" | "drop" | undefined
+}
+
+// -----------------------------------------------------------------------------
+// conversions
+// -----------------------------------------------------------------------------
+
+/**
+ * Convert a canonical conversation to an OpenRouter message list. With default options the result
+ * is, key order included, what the reference SDK's `convert_messages(messages, "openrouter")`
+ * returns.
+ *
+ * Fails with `MisplacedBlock` (checked first, for the whole conversation) or `UnsupportedBlock` (an
+ * image inside a tool result, unless `toolResultImages` says otherwise).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encode = (
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire, ConversionError.EncodeError> => Chat.encode(name, conversation, options)
+
+/**
+ * Read an OpenRouter (or any Chat Completions) transcript into a canonical conversation: a message
+ * list, or a request body `{messages: [...]}` whose other keys are ignored. Errors are located as in
+ * `OpenAiFormat.decode` and name `openrouter`. Never throws.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => Chat.decode(name, input, options)
+
+/**
+ * The OpenRouter format as a {@link Codec.Codec}.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+
+/**
+ * A Schema from the OpenRouter message list to a canonical conversation (default options), for
+ * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)

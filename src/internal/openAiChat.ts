@@ -1,0 +1,886 @@
+/**
+ * The Chat Completions message list, shared by the `openai` and `openrouter` formats: the wire
+ * schemas, encoding and decoding. Everything here takes the format name, which every error carries.
+ *
+ * Encoding follows the reference SDK's `convert_messages(messages, "openai" | "openrouter")`
+ * (openreward 0.1.167); decoding reads what OpenAI-compatible servers and their clients store.
+ *
+ * @internal
+ */
+import type * as Brand from "effect/Brand"
+import * as Either from "effect/Either"
+import { absurd } from "effect/Function"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Block from "../Block.js"
+import * as Conversation from "../Conversation.js"
+import * as ConversionError from "../ConversionError.js"
+import * as Json from "../Json.js"
+import * as Message from "../Message.js"
+import { dumps } from "./pythonJson.js"
+
+/** The formats that speak Chat Completions. */
+export type Format = "openai" | "openrouter"
+
+// -----------------------------------------------------------------------------
+// wire: what encode produces
+// -----------------------------------------------------------------------------
+
+/** A text content part. */
+export const TextPart = Schema.Struct({
+  type: Schema.tag("text"),
+  text: Schema.String
+}).annotations({ identifier: "ChatTextPart" })
+
+export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
+
+/** An image content part; encoding always writes a base64 data URL. */
+export const ImageUrlPart = Schema.Struct({
+  type: Schema.tag("image_url"),
+  image_url: Schema.Struct({ url: Schema.String })
+}).annotations({ identifier: "ChatImageUrlPart" })
+
+export interface ImageUrlPart extends Schema.Schema.Type<typeof ImageUrlPart> {}
+
+/** A content part encoding produces. */
+export const ContentPart = Schema.Union(TextPart, ImageUrlPart).annotations({ identifier: "ChatContentPart" })
+
+export type ContentPart = TextPart | ImageUrlPart
+
+/** Message content: a plain string for exactly one text block, parts otherwise. */
+export const Content = Schema.Union(Schema.String, Schema.Array(ContentPart)).annotations({
+  identifier: "ChatContent"
+})
+
+export type Content = string | ReadonlyArray<ContentPart>
+
+/** A function tool call; `arguments` is the input as a JSON string. */
+export const ToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.tag("function"),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+}).annotations({ identifier: "ChatToolCall" })
+
+export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
+
+export const SystemMessage = Schema.Struct({
+  role: Schema.tag("system"),
+  content: Content
+}).annotations({ identifier: "ChatSystemMessage" })
+
+export interface SystemMessage extends Schema.Schema.Type<typeof SystemMessage> {}
+
+export const UserMessage = Schema.Struct({
+  role: Schema.tag("user"),
+  content: Content
+}).annotations({ identifier: "ChatUserMessage" })
+
+export interface UserMessage extends Schema.Schema.Type<typeof UserMessage> {}
+
+export const AssistantMessage = Schema.Struct({
+  role: Schema.tag("assistant"),
+  content: Schema.NullOr(Content),
+  reasoning_content: Schema.optionalWith(Schema.String, { exact: true }),
+  reasoning: Schema.optionalWith(Schema.String, { exact: true }),
+  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
+}).annotations({ identifier: "ChatAssistantMessage" })
+
+export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMessage> {}
+
+export const ToolMessage = Schema.Struct({
+  role: Schema.tag("tool"),
+  tool_call_id: Schema.String,
+  content: Content
+}).annotations({ identifier: "ChatToolMessage" })
+
+export interface ToolMessage extends Schema.Schema.Type<typeof ToolMessage> {}
+
+export const ChatMessage = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage).annotations({
+  identifier: "ChatMessage"
+})
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+
+export const Wire = Schema.Array(ChatMessage).annotations({ identifier: "ChatMessages" })
+
+export type Wire = ReadonlyArray<ChatMessage>
+
+// -----------------------------------------------------------------------------
+// input: what decode accepts
+// -----------------------------------------------------------------------------
+
+const describe = (u: unknown): string =>
+  u === null
+    ? "null"
+    : u === undefined
+    ? "undefined"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string"
+    ? JSON.stringify(u)
+    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
+    ? String(u)
+    : typeof u
+
+// One clear issue when a list entry is not even an object; an object reports its own issues.
+const objectExpected = (what: string) => (issue: ParseResult.ParseIssue) =>
+  typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual)
+    ? { message: "", override: false }
+    : { message: `Expected ${what} object, actual ${describe(issue.actual)}`, override: true }
+
+// `string | Array<P>` (and `null` where allowed), reporting one clear issue when the input is none
+// of them; an array with a bad part reports the part.
+const contentMessage = (nullable: boolean) => (issue: ParseResult.ParseIssue) =>
+  typeof issue.actual === "string" || Array.isArray(issue.actual) || (nullable && issue.actual === null)
+    ? { message: "", override: false }
+    : {
+      message: `Expected ${
+        nullable ? "a string, an array of content parts or null" : "a string or an array of content parts"
+      }, actual ${describe(issue.actual)}`,
+      override: true
+    }
+
+const contentOf = <P extends Schema.Schema.Any>(parts: P) =>
+  Schema.Union(Schema.String, Schema.Array(parts)).annotations({ message: contentMessage(false) })
+
+const nullableContentOf = <P extends Schema.Schema.Any>(parts: P) =>
+  Schema.Union(Schema.String, Schema.Array(parts), Schema.Null).annotations({ message: contentMessage(true) })
+
+// Any `type` outside `known`: content this library reads only to report. The brand keeps the known
+// members apart from this one when narrowing.
+const otherThan = (known: ReadonlyArray<string>, identifier: string) => {
+  const set: ReadonlySet<string> = new Set(known)
+  return Schema.Struct({
+    type: Schema.String.pipe(
+      Schema.filter((type) => !set.has(type), { message: () => "an entry of a known type must match its schema" }),
+      Schema.brand("OtherType")
+    )
+  }).annotations({ identifier })
+}
+
+type Other = { readonly type: string & Brand.Brand<"OtherType"> }
+
+const isOther = <A extends { readonly type?: string | undefined }>(
+  value: A | Other,
+  known: ReadonlySet<string>
+): value is Other => value.type !== undefined && !known.has(value.type)
+
+/** An image part as decoding reads it (`detail` and other keys are ignored). */
+export const InputImageUrlPart = Schema.Struct({
+  type: Schema.Literal("image_url"),
+  image_url: Schema.Struct({ url: Schema.String })
+}).annotations({ identifier: "ChatInputImageUrlPart" })
+
+/** An assistant's refusal, read as text. */
+export const RefusalPart = Schema.Struct({
+  type: Schema.Literal("refusal"),
+  refusal: Schema.String
+}).annotations({ identifier: "ChatRefusalPart" })
+
+export interface RefusalPart extends Schema.Schema.Type<typeof RefusalPart> {}
+
+/** A part of any other type (`input_audio`, `file`, `video_url`, ...): read only to report it. */
+export const OtherPart = otherThan(["text", "image_url"], "ChatOtherPart")
+
+const OtherAssistantPart = otherThan(["text", "image_url", "refusal"], "ChatOtherPart")
+
+/** A content part of a system, developer, user or tool message. */
+export const InputPart = Schema.Union(TextPart, InputImageUrlPart, OtherPart).annotations({
+  message: objectExpected("a content part")
+})
+
+export type InputPart = typeof InputPart.Type
+
+/** A content part of an assistant message. */
+export const InputAssistantPart = Schema.Union(TextPart, InputImageUrlPart, RefusalPart, OtherAssistantPart)
+  .annotations({ message: objectExpected("a content part") })
+
+export type InputAssistantPart = typeof InputAssistantPart.Type
+
+const Arguments = Schema.Union(Schema.String, Json.JsonObject).annotations({
+  message: (issue) =>
+    typeof issue.actual === "string" ||
+      (typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual))
+      ? { message: "", override: false }
+      : { message: `Expected a JSON string or a JSON object, actual ${describe(issue.actual)}`, override: true }
+})
+
+/**
+ * A function tool call as decoding reads it: `type` may be absent, and `arguments` may be a JSON
+ * object instead of a JSON string.
+ */
+export const InputFunctionToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.optionalWith(Schema.Literal("function"), { exact: true }),
+  function: Schema.Struct({ name: Schema.String, arguments: Arguments })
+}).annotations({ identifier: "ChatInputFunctionToolCall" })
+
+export interface InputFunctionToolCall extends Schema.Schema.Type<typeof InputFunctionToolCall> {}
+
+/** A tool call of another type (`custom`): read only to report it. */
+export const OtherToolCall = otherThan(["function"], "ChatOtherToolCall")
+
+export const InputToolCall = Schema.Union(InputFunctionToolCall, OtherToolCall).annotations({
+  message: objectExpected("a tool call")
+})
+
+export type InputToolCall = typeof InputToolCall.Type
+
+/** OpenRouter's `reasoning.text` detail: reasoning text, maybe signed. */
+export const ReasoningTextDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.text"),
+  text: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  signature: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+}).annotations({ identifier: "ReasoningTextDetail" })
+
+/** OpenRouter's `reasoning.summary` detail: a summary of the reasoning. */
+export const ReasoningSummaryDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.summary"),
+  summary: Schema.String
+}).annotations({ identifier: "ReasoningSummaryDetail" })
+
+/** OpenRouter's `reasoning.encrypted` detail: opaque data (no canonical form). */
+export const ReasoningEncryptedDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.encrypted")
+}).annotations({ identifier: "ReasoningEncryptedDetail" })
+
+const knownDetails = ["reasoning.text", "reasoning.summary", "reasoning.encrypted"]
+
+/** An OpenRouter `reasoning_details` entry. */
+export const ReasoningDetail = Schema.Union(
+  ReasoningTextDetail,
+  ReasoningSummaryDetail,
+  ReasoningEncryptedDetail,
+  otherThan(knownDetails, "OtherReasoningDetail")
+).annotations({ message: objectExpected("a reasoning detail") })
+
+export type ReasoningDetail = typeof ReasoningDetail.Type
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A system message. */
+export const InputSystemMessage = Schema.Struct({
+  role: Schema.Literal("system"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputSystemMessage" })
+
+export interface InputSystemMessage extends Schema.Schema.Type<typeof InputSystemMessage> {}
+
+/** A developer message: what newer OpenAI models call the system message. */
+export const InputDeveloperMessage = Schema.Struct({
+  role: Schema.Literal("developer"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputDeveloperMessage" })
+
+export interface InputDeveloperMessage extends Schema.Schema.Type<typeof InputDeveloperMessage> {}
+
+export const InputUserMessage = Schema.Struct({
+  role: Schema.Literal("user"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputUserMessage" })
+
+export interface InputUserMessage extends Schema.Schema.Type<typeof InputUserMessage> {}
+
+/**
+ * An assistant message as decoding reads it: content may be absent or null, reasoning may come as
+ * `reasoning_content`, `reasoning` or OpenRouter's `reasoning_details`. `function_call` and `audio`
+ * are read only to report them.
+ */
+export const InputAssistantMessage = Schema.Struct({
+  role: Schema.Literal("assistant"),
+  content: optional(nullableContentOf(InputAssistantPart)),
+  refusal: optional(Schema.NullOr(Schema.String)),
+  reasoning_content: optional(Schema.NullOr(Schema.String)),
+  reasoning: optional(Schema.NullOr(Schema.String)),
+  reasoning_details: optional(Schema.NullOr(Schema.Array(ReasoningDetail))),
+  tool_calls: optional(Schema.NullOr(Schema.Array(InputToolCall))),
+  function_call: optional(Schema.Unknown),
+  audio: optional(Schema.Unknown)
+}).annotations({ identifier: "ChatInputAssistantMessage" })
+
+export interface InputAssistantMessage extends Schema.Schema.Type<typeof InputAssistantMessage> {}
+
+export const InputToolMessage = Schema.Struct({
+  role: Schema.Literal("tool"),
+  tool_call_id: Schema.String,
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputToolMessage" })
+
+export interface InputToolMessage extends Schema.Schema.Type<typeof InputToolMessage> {}
+
+/** The deprecated `function` role: read only to report it. */
+export const InputFunctionMessage = Schema.Struct({
+  role: Schema.Literal("function")
+}).annotations({ identifier: "ChatInputFunctionMessage" })
+
+export const InputMessage = Schema.Union(
+  InputSystemMessage,
+  InputDeveloperMessage,
+  InputUserMessage,
+  InputAssistantMessage,
+  InputToolMessage,
+  InputFunctionMessage
+).annotations({ identifier: "ChatInputMessage", message: objectExpected("a chat message") })
+
+export type InputMessage = typeof InputMessage.Type
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+/** Where assistant reasoning goes. */
+export type ReasoningField = "reasoning_content" | "reasoning" | "omit"
+
+/** What happens to images inside tool results. */
+export type ToolResultImages = "error" | "user-message" | "tool-message"
+
+export interface EncodeOptions {
+  readonly reasoningField?: ReasoningField | undefined
+  readonly reasoningOnToolCalls?: boolean | undefined
+  readonly toolResultImages?: ToolResultImages | undefined
+}
+
+export interface DecodeOptions {
+  readonly encryptedReasoning?: "error" | "drop" | undefined
+}
+
+// -----------------------------------------------------------------------------
+// encoding
+// -----------------------------------------------------------------------------
+
+const dataUrl = (image: Block.ImageBlock): string => `data:${image.mimeType};base64,${image.data}`
+
+const encodePart = (block: Block.ContentBlock): ContentPart => {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text }
+    case "image":
+      return { type: "image_url", image_url: { url: dataUrl(block) } }
+    default:
+      return absurd(block)
+  }
+}
+
+const encodeContent = (blocks: ReadonlyArray<Block.ContentBlock>): Content => {
+  const [first] = blocks
+  return blocks.length === 1 && first?.type === "text" ? first.text : blocks.map(encodePart)
+}
+
+const imageReason = (format: Format): string =>
+  format === "openrouter"
+    ? "tool messages carry text only by default; set toolResultImages to \"user-message\" to send the images " +
+      "in a user message after the tool messages, or to \"tool-message\" to send them as image parts of the " +
+      "tool message"
+    : "tool messages carry text only; set toolResultImages to \"user-message\" to send the images in a user " +
+      "message after the tool messages"
+
+const encodeToolResult = (
+  format: Format,
+  block: Block.ToolResultBlock,
+  messageIndex: number,
+  blockIndex: number,
+  policy: ToolResultImages,
+  moved: Array<Block.ImageBlock>
+): Either.Either<ToolMessage, ConversionError.UnsupportedBlock> => {
+  const texts: Array<string> = []
+  let inline = false
+  for (const [k, inner] of block.blocks.entries()) {
+    switch (inner.type) {
+      case "text":
+        texts.push(inner.text)
+        break
+      case "image":
+        switch (policy) {
+          case "error":
+            return Either.left(
+              new ConversionError.UnsupportedBlock({
+                format,
+                path: [messageIndex, "blocks", blockIndex, "blocks", k],
+                messageIndex,
+                blockIndex,
+                blockType: "image",
+                reason: imageReason(format)
+              })
+            )
+          case "user-message":
+            moved.push(inner)
+            break
+          case "tool-message":
+            inline = true
+            break
+          default:
+            return absurd(policy)
+        }
+        break
+      default:
+        return absurd(inner)
+    }
+  }
+  return Either.right({
+    role: "tool",
+    tool_call_id: block.tool_call_id,
+    content: inline ? block.blocks.map(encodePart) : texts.join("\n")
+  })
+}
+
+const encodeUser = (
+  format: Format,
+  message: Message.UserMessage,
+  messageIndex: number,
+  policy: ToolResultImages,
+  out: Array<ChatMessage>
+): Either.Either<void, ConversionError.UnsupportedBlock> => {
+  const moved: Array<Block.ImageBlock> = []
+  const rest: Array<Block.ContentBlock> = []
+  for (const [j, block] of message.blocks.entries()) {
+    switch (block.type) {
+      case "text":
+      case "image":
+        rest.push(block)
+        break
+      case "tool_result": {
+        const tool = encodeToolResult(format, block, messageIndex, j, policy, moved)
+        if (Either.isLeft(tool)) return Either.left(tool.left)
+        out.push(tool.right)
+        break
+      }
+      default:
+        return absurd(block)
+    }
+  }
+  const blocks = [...moved, ...rest]
+  if (blocks.length > 0) out.push({ role: "user", content: encodeContent(blocks) })
+  return Either.void
+}
+
+const encodeAssistant = (message: Message.AssistantMessage, options: EncodeOptions): AssistantMessage => {
+  const visible: Array<Block.ContentBlock> = []
+  const reasoning: Array<string> = []
+  const toolCalls: Array<ToolCall> = []
+  for (const block of message.blocks) {
+    switch (block.type) {
+      case "text":
+      case "image":
+        visible.push(block)
+        break
+      case "reasoning":
+        reasoning.push(block.text)
+        break
+      case "tool_call":
+        toolCalls.push({
+          id: block.id,
+          type: "function",
+          function: { name: block.name, arguments: dumps(block.input) }
+        })
+        break
+      default:
+        return absurd(block)
+    }
+  }
+  const field = options.reasoningField ?? "reasoning_content"
+  const text = reasoning.length > 0
+    ? reasoning.join("\n\n")
+    : options.reasoningOnToolCalls === true && toolCalls.length > 0
+    ? ""
+    : undefined
+  return {
+    role: "assistant",
+    content: visible.length > 0 ? encodeContent(visible) : null,
+    ...(text === undefined || field === "omit"
+      ? {}
+      : field === "reasoning"
+      ? { reasoning: text }
+      : { reasoning_content: text }),
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {})
+  }
+}
+
+/** Canonical messages to a Chat Completions message list. */
+export const encode = (
+  format: Format,
+  conversation: Conversation.Conversation,
+  options: EncodeOptions = {}
+): Either.Either<Wire, ConversionError.EncodeError> => {
+  const placed = Conversation.validate(conversation)
+  if (Either.isLeft(placed)) return Either.left(placed.left)
+  const policy = options.toolResultImages ?? "error"
+  const out: Array<ChatMessage> = []
+  for (const [i, message] of conversation.entries()) {
+    switch (message.role) {
+      case "system":
+        out.push({ role: "system", content: encodeContent(message.blocks) })
+        break
+      case "user": {
+        const encoded = encodeUser(format, message, i, policy, out)
+        if (Either.isLeft(encoded)) return Either.left(encoded.left)
+        break
+      }
+      case "assistant":
+        out.push(encodeAssistant(message, options))
+        break
+      default:
+        return absurd(message)
+    }
+  }
+  return Either.right(out)
+}
+
+// -----------------------------------------------------------------------------
+// decoding
+// -----------------------------------------------------------------------------
+
+const decodeMessages = Schema.decodeUnknownEither(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
+
+const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
+
+/**
+ * The deepest issue of a parse error (the first one on a tie) as a `MalformedInput`: a failed
+ * union reports every member it tried, and the member matching the input's shape fails deepest.
+ */
+const malformed = (
+  format: Format,
+  error: ParseResult.ParseError,
+  prefix: ConversionError.Path
+): ConversionError.MalformedInput => {
+  let best: { readonly path: ConversionError.Path; readonly message: string } | undefined
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== "symbol")]
+    if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
+  }
+  const path = best?.path ?? prefix
+  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
+  return new ConversionError.MalformedInput({
+    format,
+    path,
+    reason: best?.message ?? "malformed input",
+    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
+    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
+      ? { blockIndex }
+      : {})
+  })
+}
+
+interface Where {
+  readonly format: Format
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex?: number | undefined
+}
+
+const at = (where: Where, key: string, blockIndex?: number): Where =>
+  blockIndex === undefined
+    ? { ...where, path: [...where.path, key] }
+    : { ...where, path: [...where.path, key, blockIndex], blockIndex }
+
+const unsupported = (
+  where: Where,
+  contentType: string,
+  reason: string
+): Either.Either<never, ConversionError.UnsupportedContent> =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format: where.format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+// `data:<mime>;base64,<data>`; the media type is everything up to the first `;base64,`.
+const base64DataUrl = /^data:(.*?);base64,/is
+
+const decodeImage = (
+  url: string,
+  where: Where
+): Either.Either<Block.ImageBlock, ConversionError.UnsupportedContent> => {
+  const match = base64DataUrl.exec(url)
+  return match === null
+    ? unsupported(
+      at(at(where, "image_url"), "url"),
+      "image_url",
+      "only a base64 data URL (data:<mime>;base64,<data>) has a canonical form; fetch the image and inline it"
+    )
+    : Either.right(Block.image(url.slice(match[0].length), match[1] ?? ""))
+}
+
+const partTypes: ReadonlySet<string> = new Set(["text", "image_url"])
+const assistantPartTypes: ReadonlySet<string> = new Set(["text", "image_url", "refusal"])
+
+const otherPart = (part: Other, where: Where) =>
+  unsupported(where, part.type, "a canonical message holds text and images (base64 data URLs) only")
+
+const decodePart = (
+  part: InputPart,
+  where: Where
+): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  if (isOther(part, partTypes)) return otherPart(part, where)
+  switch (part.type) {
+    case "text":
+      return Either.right(Block.text(part.text))
+    case "image_url":
+      return decodeImage(part.image_url.url, where)
+    default:
+      return absurd(part)
+  }
+}
+
+const decodeAssistantPart = (
+  part: InputAssistantPart,
+  where: Where
+): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  if (isOther(part, assistantPartTypes)) return otherPart(part, where)
+  switch (part.type) {
+    case "text":
+      return Either.right(Block.text(part.text))
+    case "image_url":
+      return decodeImage(part.image_url.url, where)
+    case "refusal":
+      return Either.right(Block.text(part.refusal))
+    default:
+      return absurd(part)
+  }
+}
+
+const decodeContent = <P>(
+  content: string | ReadonlyArray<P>,
+  where: Where,
+  decodeOne: (part: P, where: Where) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
+): Either.Either<Array<Block.ContentBlock>, ConversionError.UnsupportedContent> => {
+  if (typeof content === "string") return Either.right([Block.text(content)])
+  const blocks: Array<Block.ContentBlock> = []
+  for (const [k, part] of content.entries()) {
+    const block = decodeOne(part, at(where, "content", k))
+    if (Either.isLeft(block)) return Either.left(block.left)
+    blocks.push(block.right)
+  }
+  return Either.right(blocks)
+}
+
+const invalidArguments = (where: Where, raw: string, reason: string) =>
+  Either.left(
+    new ConversionError.InvalidToolArguments({
+      format: where.format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      blockIndex: where.blockIndex ?? 0,
+      raw,
+      reason
+    })
+  )
+
+const isJsonObject = Schema.is(Json.JsonObject)
+
+const parseArguments = (
+  raw: string | Json.JsonObject,
+  where: Where
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
+  if (typeof raw !== "string") return Either.right(raw)
+  if (raw === "") return Either.right({})
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return invalidArguments(where, raw, "not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return invalidArguments(where, raw, `expected a JSON object, actual ${describe(parsed)}`)
+  }
+  return isJsonObject(parsed)
+    ? Either.right(parsed)
+    : invalidArguments(where, raw, "a number is too large to represent")
+}
+
+const toolCallTypes: ReadonlySet<string> = new Set(["function"])
+
+const decodeToolCall = (
+  call: InputToolCall,
+  where: Where
+): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
+  if (isOther(call, toolCallTypes)) {
+    return unsupported(
+      at(where, "type"),
+      `${call.type} tool call`,
+      "only function tool calls have a canonical form"
+    )
+  }
+  return Either.map(
+    parseArguments(call.function.arguments, at(at(where, "function"), "arguments")),
+    (input) => Block.toolCall(call.id, call.function.name, input)
+  )
+}
+
+const detailTypes: ReadonlySet<string> = new Set(knownDetails)
+
+/**
+ * The reasoning of an assistant message. OpenRouter's `reasoning_details` text and summary entries,
+ * when there are any, are the reasoning (one block each, signature kept): `reasoning` is OpenRouter's
+ * flattened copy of them. Otherwise `reasoning_content` and `reasoning` are read, once each, and
+ * once when they are equal.
+ */
+const decodeReasoning = (
+  message: InputAssistantMessage,
+  where: Where,
+  options: DecodeOptions
+): Either.Either<Array<Block.ReasoningBlock>, ConversionError.UnsupportedContent> => {
+  const fromDetails: Array<Block.ReasoningBlock> = []
+  for (const [k, detail] of (message.reasoning_details ?? []).entries()) {
+    const here = at(where, "reasoning_details", k)
+    if (isOther(detail, detailTypes)) {
+      return unsupported(here, detail.type, "a canonical reasoning block holds text and a signature only")
+    }
+    switch (detail.type) {
+      case "reasoning.text":
+        fromDetails.push(Block.reasoning(detail.text ?? "", { signature: detail.signature ?? null }))
+        break
+      case "reasoning.summary":
+        fromDetails.push(Block.reasoning(detail.summary))
+        break
+      case "reasoning.encrypted":
+        if (options.encryptedReasoning !== "drop") {
+          return unsupported(
+            here,
+            detail.type,
+            "encrypted reasoning is opaque data and a canonical reasoning block holds text; set " +
+              "encryptedReasoning to \"drop\" to leave it out"
+          )
+        }
+        break
+      default:
+        return absurd(detail)
+    }
+  }
+  if (fromDetails.length > 0) return Either.right(fromDetails)
+  const texts: Array<string> = []
+  for (const text of [message.reasoning_content, message.reasoning]) {
+    if (typeof text === "string" && !texts.includes(text)) texts.push(text)
+  }
+  return Either.right(texts.map((text) => Block.reasoning(text)))
+}
+
+const decodeAssistant = (
+  message: InputAssistantMessage,
+  where: Where,
+  options: DecodeOptions
+): Either.Either<Message.AssistantMessage, ConversionError.DecodeError> => {
+  if (message.function_call !== undefined && message.function_call !== null) {
+    return unsupported(
+      at(where, "function_call"),
+      "function_call",
+      "the deprecated function_call has no id to pair with a result; use tool_calls"
+    )
+  }
+  if (message.audio !== undefined && message.audio !== null) {
+    return unsupported(at(where, "audio"), "audio", "a canonical message holds text and images only")
+  }
+  const reasoning = decodeReasoning(message, where, options)
+  if (Either.isLeft(reasoning)) return Either.left(reasoning.left)
+  const blocks: Array<Message.AssistantBlock> = [...reasoning.right]
+  if (message.content !== undefined && message.content !== null) {
+    const content = decodeContent(message.content, where, decodeAssistantPart)
+    if (Either.isLeft(content)) return Either.left(content.left)
+    blocks.push(...content.right)
+  }
+  if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
+  for (const [k, call] of (message.tool_calls ?? []).entries()) {
+    const block = decodeToolCall(call, at(where, "tool_calls", k))
+    if (Either.isLeft(block)) return Either.left(block.left)
+    blocks.push(block.right)
+  }
+  return Either.right(Message.assistant(blocks))
+}
+
+/**
+ * Canonical messages from decoded wire messages. Consecutive tool messages, with the user message
+ * right after them, become one user turn: the tool results, then that message's content.
+ */
+const toConversation = (
+  format: Format,
+  messages: ReadonlyArray<InputMessage>,
+  prefix: ConversionError.Path,
+  options: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  const out: Array<Message.Message> = []
+  let results: Array<Block.ToolResultBlock> = []
+  const flush = () => {
+    if (results.length > 0) out.push(Message.user(results))
+    results = []
+  }
+  for (const [i, message] of messages.entries()) {
+    const where: Where = { format, path: [...prefix, i], messageIndex: i }
+    switch (message.role) {
+      case "system":
+      case "developer": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        flush()
+        out.push(Message.system(content.right))
+        break
+      }
+      case "user": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        out.push(Message.user([...results, ...content.right]))
+        results = []
+        break
+      }
+      case "tool": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        results.push(Block.toolResult(message.tool_call_id, content.right))
+        break
+      }
+      case "assistant": {
+        const assistant = decodeAssistant(message, where, options)
+        if (Either.isLeft(assistant)) return Either.left(assistant.left)
+        flush()
+        out.push(assistant.right)
+        break
+      }
+      case "function":
+        return unsupported(
+          at(where, "role"),
+          "function message",
+          "the deprecated function role has no tool_call_id to pair with a tool call; use tool messages"
+        )
+      default:
+        return absurd(message)
+    }
+  }
+  flush()
+  return Either.right(out)
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A Chat Completions message list, or a request body holding one, to canonical messages. */
+export const decode = (
+  format: Format,
+  input: unknown,
+  options: DecodeOptions = {}
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
+    ? [input, []]
+    : isRecord(input) && "messages" in input
+    ? [input["messages"], ["messages"]]
+    : [undefined, []]
+  if (prefix.length === 0 && !Array.isArray(messages)) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [],
+        reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
+          isRecord(input) ? "an object without messages" : describe(input)
+        }`
+      })
+    )
+  }
+  const decoded = decodeMessages(messages)
+  return Either.isLeft(decoded)
+    ? Either.left(malformed(format, decoded.left, prefix))
+    : toConversation(format, decoded.right, prefix, options)
+}
