@@ -50,7 +50,7 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
-import * as Issue from "./internal/anthropicIssue.js"
+import * as Input from "./internal/anthropicInput.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
 
@@ -915,10 +915,25 @@ export const decode = (
   input: unknown,
   _options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
+  // only what is read is walked: a request body's `tools` and the like are ignored
+  const deep = isRecord(input)
+    ? Input.tooDeep({ system: input["system"], messages: input["messages"] })
+    : Input.tooDeep(input)
+  if (deep !== undefined) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format: name,
+        path: deep,
+        reason: `nested more than ${Input.maxDepth} levels deep (or cyclic)`,
+        ...Input.locate(deep, locator)
+      })
+    )
+  }
   if (Array.isArray(input)) {
     const messages = decodeMessageArray(input)
     return Either.isLeft(messages)
-      ? Either.left(Issue.malformed(messages.left, name, { messages: [], blocks: "content" }))
+      ? Either.left(Input.malformed(messages.left, name, locator))
       : decodeMessages(messages.right, [], [])
   }
   if (!isRecord(input)) {
@@ -932,7 +947,7 @@ export const decode = (
   }
   const request = decodeRequest(input)
   if (Either.isLeft(request)) {
-    return Either.left(Issue.malformed(request.left, name, { messages: ["messages"], blocks: "content" }))
+    return Either.left(Input.malformed(request.left, name, locator))
   }
   const { messages, system } = request.right
   const out: Array<Message.Message> = []

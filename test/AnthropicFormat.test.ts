@@ -775,6 +775,41 @@ describe("AnthropicFormat.decode: malformed input", () => {
     })
   }
 
+  it("input nested too deeply to decode (or cyclic) is MalformedInput, not a stack overflow", () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = 1
+      for (let i = 0; i < levels; i++) value = [value]
+      return value
+    }
+    const body = (x: unknown) => ({
+      messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: { x } }] }]
+    })
+    // the outermost array sits at level 6 (messages, 0, content, 0, input, x): arrays up to level 512 are read
+    assert.isTrue(Either.isRight(AnthropicFormat.decode(body(nested(507)))))
+    const tooDeep = left(AnthropicFormat.decode(body(nested(508))))
+    assert.deepStrictEqual(
+      tooDeep,
+      new ConversionError.MalformedInput({
+        format: "anthropic",
+        path: ["messages", 0, "content", 0, "input", "x", ...Array.from({ length: 507 }, () => 0)],
+        messageIndex: 0,
+        blockIndex: 0,
+        reason: "nested more than 512 levels deep (or cyclic)"
+      })
+    )
+    // what `JSON.parse` builds from 100,000 brackets
+    const parsed = JSON.parse(`{"messages":[{"role":"user","content":${"[".repeat(100_000)}${"]".repeat(100_000)}}]}`)
+    assert.strictEqual(left(AnthropicFormat.decode(parsed))._tag, "MalformedInput")
+    const cyclic: { self?: unknown } = {}
+    cyclic.self = cyclic
+    assert.strictEqual(
+      left(AnthropicFormat.decode(body(cyclic))).reason,
+      "nested more than 512 levels deep (or cyclic)"
+    )
+    // keys that are not read are not walked
+    assert.isTrue(Either.isRight(AnthropicFormat.decode({ ...body({}), tools: nested(100_000) })))
+  })
+
   it("carries format, path and indices as fields", () => {
     assert.deepStrictEqual(
       left(AnthropicFormat.decode({ messages: [{ role: "user", content: "ok" }, { role: "user", content: [{}] }] })),

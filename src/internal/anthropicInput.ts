@@ -1,6 +1,11 @@
 /**
- * Turning a Schema `ParseError` from reading provider wire JSON into one `MalformedInput` that names
- * the most specific place the input went wrong.
+ * Reading untrusted provider JSON safely: a guard against input nested too deeply to decode, and
+ * the mapping of a Schema `ParseError` to one `MalformedInput` that names the most specific place
+ * the input went wrong.
+ *
+ * Schema decoding recurses once per level of nesting, so a value nested a few thousand levels deep
+ * (which `JSON.parse` happily builds) or a cyclic one would overflow the stack. {@link tooDeep} walks
+ * the input with an explicit stack first, so such input is a `MalformedInput`, not an exception.
  *
  * A wire schema is full of unions (`content: string | Array<Block>`, block unions keyed on `type`),
  * and a failed union reports one issue per member it tried. The member that matched the input's
@@ -38,6 +43,49 @@ export const locate = (
   const [messageIndex, key, blockIndex] = path.slice(locator.messages.length)
   if (typeof messageIndex !== "number") return {}
   return key === locator.blocks && typeof blockIndex === "number" ? { messageIndex, blockIndex } : { messageIndex }
+}
+
+/** How deeply decoders let input nest: far beyond any transcript, far below the stack's limit. */
+export const maxDepth = 512
+
+/**
+ * The path to the first value nested more than `limit` levels below the root (the root's elements
+ * are at level 1), or `undefined`. A cyclic value is infinitely deep, so it is caught too.
+ */
+export const tooDeep = (input: unknown, limit: number = maxDepth): ConversionError.Path | undefined => {
+  interface Entry {
+    readonly value: unknown
+    readonly depth: number
+    readonly key: string | number
+    readonly parent: Entry | undefined
+  }
+  const pathOf = (entry: Entry): ConversionError.Path => {
+    const path: Array<string | number> = []
+    for (let e: Entry | undefined = entry; e?.parent !== undefined; e = e.parent) path.push(e.key)
+    return path.reverse()
+  }
+  // the deepest level each object was entered at: shared objects are walked again only when deeper
+  const entered = new Map<object, number>()
+  const stack: Array<Entry> = [{ value: input, depth: 0, key: "", parent: undefined }]
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const { depth, value } = entry
+    if (typeof value !== "object" || value === null) continue
+    if (depth > limit) return pathOf(entry)
+    if ((entered.get(value) ?? -1) >= depth) continue
+    entered.set(value, depth)
+    if (Array.isArray(value)) {
+      const items: ReadonlyArray<unknown> = value
+      for (let i = items.length - 1; i >= 0; i--) {
+        stack.push({ value: items[i], depth: depth + 1, key: i, parent: entry })
+      }
+    } else {
+      const record = value as { readonly [key: string]: unknown }
+      for (const key of Object.keys(record).reverse()) {
+        stack.push({ value: record[key], depth: depth + 1, key, parent: entry })
+      }
+    }
+  }
+  return undefined
 }
 
 /** The deepest issue of a parse error (the first one on a tie), as a `MalformedInput`. */
