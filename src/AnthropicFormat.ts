@@ -708,22 +708,9 @@ const unsupported = (where: Where, contentType: string, reason: string, path: Co
 
 type InputContent = typeof InputTextBlock.Type | typeof InputImageBlock.Type
 
-type OtherBlock = typeof OtherBlock.Type
-
-const isOther = <B extends { readonly type: string }>(
-  block: B | OtherBlock,
-  known: ReadonlySet<string>
-): block is OtherBlock => !known.has(block.type)
-
-const contentTypes: ReadonlySet<string> = new Set(["text", "image"])
-const blockTypes: ReadonlySet<string> = new Set([
-  "text",
-  "image",
-  "thinking",
-  "redacted_thinking",
-  "tool_use",
-  "tool_result"
-])
+// Guards from the schemas that let the block through, so the two cannot disagree.
+const isOtherBlock = Schema.is(OtherBlock)
+const isOtherContent = Schema.is(OtherToolResultContent)
 
 const decodeContent = (
   block: InputContent,
@@ -778,7 +765,7 @@ const decodeToolResult = (
   } else {
     for (const [k, item] of content.entries()) {
       const path = [...where.path, "content", k]
-      if (isOther(item, contentTypes)) {
+      if (isOtherContent(item)) {
         return unsupported(
           where,
           item.type,
@@ -798,7 +785,7 @@ const decodeBlock = (
   block: InputBlock,
   where: Where
 ): Either.Either<Block.Block, ConversionError.UnsupportedContent> => {
-  if (isOther(block, blockTypes)) {
+  if (isOtherBlock(block)) {
     return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
   }
   switch (block.type) {
