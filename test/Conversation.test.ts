@@ -149,6 +149,18 @@ describe("Conversation.decode", () => {
     assert.strictEqual(left(Conversation.decode([{ role: "user" }]))._tag, "MalformedInput")
   })
 
+  it("reports input nested deeper than the stack allows instead of crashing", () => {
+    const deep = JSON.parse("[".repeat(200_000) + "]".repeat(200_000))
+    const error = left(
+      Conversation.decode([{ role: "assistant", blocks: [{ type: "tool_call", id: "a", name: "b", input: { deep } }] }])
+    )
+    assert.strictEqual(error._tag, "MalformedInput")
+    assert.strictEqual(
+      error.message,
+      "canonical: message 0: malformed input at $[0]: input is nested too deeply (or cyclic)"
+    )
+  })
+
   it("rejects rich blocks inside a tool result", () => {
     const error = left(Conversation.decode([
       { role: "user", blocks: [{ type: "tool_result", tool_call_id: "a", blocks: [{ type: "reasoning", text: "x" }] }] }

@@ -163,7 +163,15 @@ export const decodeMessage = (
   const screened = screenBlocks(role, blocks, i, options, skipped)
   if (Either.isLeft(screened)) return Either.left(screened.left)
   const input = screened.right === blocks ? raw : { ...raw, blocks: screened.right }
-  const decoded = (options.lenient ? lenientDecoders : strictDecoders)[role](input)
+  let decoded: Either.Either<Message.Message, ParseResult.ParseError>
+  try {
+    decoded = (options.lenient ? lenientDecoders : strictDecoders)[role](input)
+  } catch (e) {
+    // JSON.parse builds arbitrarily deep values; a JSON value nested deeper than the stack allows (or
+    // a cyclic object passed in directly) is bad input, not a crash.
+    if (e instanceof RangeError) return Either.left(malformed([i], "input is nested too deeply (or cyclic)", i))
+    throw e
+  }
   return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left, [i], i)) : Either.right(decoded.right)
 }
 
