@@ -204,7 +204,13 @@ export const errorTags: ReadonlyArray<ErrorTag> = [
   },
   // the client's parsing of /messages JSON: a missing key, or a value of the wrong kind
   { type: "KeyError", pattern: /^'\w+'$/, tag: "MalformedInput", fields: () => ({}) },
-  { type: "TypeError", pattern: /^string indices must be integers/, tag: "MalformedInput", fields: () => ({}) }
+  { type: "TypeError", pattern: /^string indices must be integers/, tag: "MalformedInput", fields: () => ({}) },
+  {
+    type: "AttributeError",
+    pattern: /^'str' object has no attribute 'get'$/,
+    tag: "MalformedInput",
+    fields: () => ({})
+  }
 ]
 
 /** The row of {@link errorTags} a reference error matches, if exactly one does. */
