@@ -1,0 +1,507 @@
+/**
+ * The Google Gemini format: a conversation as `{system_instruction, contents}`, ready for a
+ * `generateContent` call, and back.
+ *
+ * **Encoding** reproduces the reference SDK's `convert_messages(messages, "google")` (openreward
+ * 0.1.167) key for key:
+ *
+ * - the leading system messages become `system_instruction`: their text blocks joined with
+ *   `"\n\n"`, or `null` when there is none; an image there, or a system message after the first
+ *   non-system turn, is an error;
+ * - every other message becomes one `{role, parts}` content, `"model"` for assistant turns and
+ *   `"user"` otherwise (consecutive same-role turns are not merged);
+ * - text → `{text}`, image → `{inline_data: {mime_type, data}}`, tool call →
+ *   `{function_call: {name, args}}` (no id), tool result → `{function_response: {name, response:
+ *   {output}}}` where `name` is the name of the tool call with that id anywhere in the conversation
+ *   and `output` is the result's text blocks joined with `"\n"`;
+ * - reasoning, an image inside a tool result and a tool result whose id no tool call has are
+ *   errors.
+ *
+ * Options (all off by default) send camelCase keys for the JS SDK, the system instruction as a
+ * `Content`, tool-call ids, error results under `response.error`, reasoning as thought parts, and
+ * later system messages as user turns.
+ *
+ * **Decoding** reads what Gemini clients really send and store: the reference's shape, a full
+ * request body (`generationConfig`, `tools`, ... are ignored) or a bare `contents` array; snake_case
+ * or camelCase keys; `null` as "not set" (Python `model_dump()` output); `system_instruction` as a
+ * string or a `Content`, also inside an SDK `config`. Function calls without ids get deterministic
+ * ids (`call_<content>_<part>`), and responses are paired with calls by id, else by name. Thought
+ * parts and thought signatures become reasoning blocks. Content with no canonical form (`file_data`,
+ * code execution, server-side tools) is an `UnsupportedContent` error, never dropped.
+ *
+ * @example
+ * ```ts
+ * import { Block, GoogleFormat, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as assert from "node:assert"
+ *
+ * const wire = GoogleFormat.encode([
+ *   Message.system("You are a support agent for Acme."),
+ *   Message.user("My order #4411 hasn't arrived."),
+ *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
+ *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
+ * ])
+ * assert.deepStrictEqual(Either.getOrThrow(wire), {
+ *   system_instruction: "You are a support agent for Acme.",
+ *   contents: [
+ *     { role: "user", parts: [{ text: "My order #4411 hasn't arrived." }] },
+ *     { role: "model", parts: [{ function_call: { name: "lookup_order", args: { id: "4411" } } }] },
+ *     {
+ *       role: "user",
+ *       parts: [{ function_response: { name: "lookup_order", response: { output: "stalled at hub" } } }]
+ *     }
+ *   ]
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
+import * as Codec from "./Codec.js"
+import type * as Conversation from "./Conversation.js"
+import type * as ConversionError from "./ConversionError.js"
+import * as decoder from "./internal/googleDecode.js"
+import * as encoder from "./internal/googleEncode.js"
+import * as wire from "./internal/googleWire.js"
+import type * as Json from "./Json.js"
+
+/**
+ * The provider this module speaks.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const name = "google" as const
+
+// -----------------------------------------------------------------------------
+// wire: what encode produces
+// -----------------------------------------------------------------------------
+
+/**
+ * The spelling of keys. `"snake"` is the reference SDK's (and the Python SDK's); `"camel"` is the
+ * REST API's canonical spelling and the only one the JS SDK (`@google/genai`) reads.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Casing = "snake" | "camel"
+
+/**
+ * Base64 bytes with their MIME type.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Blob<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly mimeType: string
+    readonly data: string
+  } :
+  {
+    readonly mime_type: string
+    readonly data: string
+  }
+
+/**
+ * A function call. `id` is sent only with the `toolCallIds` option.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FunctionCall {
+  readonly id?: string
+  readonly name: string
+  readonly args: Json.JsonObject
+}
+
+/**
+ * The `response` of a function response: the result's text under `output`, or under `error` for an
+ * error result with the `toolErrors: "error"` option.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ResponsePayload = { readonly output: string } | { readonly error: string }
+
+/**
+ * A function response, addressed to its call by the function's `name`. `id` is sent only with the
+ * `toolCallIds` option.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FunctionResponse {
+  readonly id?: string
+  readonly name: string
+  readonly response: ResponsePayload
+}
+
+/**
+ * A text part; `thought: true` marks reasoning sent as a thought (the `reasoning: "thought"` option).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type TextPart<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly text: string
+    readonly thought?: true
+    readonly thoughtSignature?: string
+  } :
+  {
+    readonly text: string
+    readonly thought?: true
+    readonly thought_signature?: string
+  }
+
+/**
+ * An inline image.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type InlineDataPart<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly inlineData: Blob<"camel">
+    readonly thoughtSignature?: string
+  } :
+  {
+    readonly inline_data: Blob<"snake">
+    readonly thought_signature?: string
+  }
+
+/**
+ * A tool call.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FunctionCallPart<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly functionCall: FunctionCall
+    readonly thoughtSignature?: string
+  } :
+  {
+    readonly function_call: FunctionCall
+    readonly thought_signature?: string
+  }
+
+/**
+ * A tool result.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FunctionResponsePart<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly functionResponse: FunctionResponse
+  } :
+  {
+    readonly function_response: FunctionResponse
+  }
+
+/**
+ * Any part encode produces.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Part<C extends Casing = "snake"> =
+  | TextPart<C>
+  | InlineDataPart<C>
+  | FunctionCallPart<C>
+  | FunctionResponsePart<C>
+
+/**
+ * One turn: `"model"` for assistant messages, `"user"` for the others.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Content<C extends Casing = "snake"> {
+  readonly role: "user" | "model"
+  readonly parts: ReadonlyArray<Part<C>>
+}
+
+/**
+ * The system instruction: a string (the reference SDK's shape, which the SDKs accept), a `Content`
+ * with one text part (the `systemInstruction: "content"` option, the REST API's shape), or `null`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SystemInstruction = string | { readonly parts: ReadonlyArray<{ readonly text: string }> } | null
+
+/**
+ * A request in one spelling.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Request<C extends Casing = "snake"> = C extends "camel" ? {
+    readonly systemInstruction: SystemInstruction
+    readonly contents: ReadonlyArray<Content<"camel">>
+  } :
+  {
+    readonly system_instruction: SystemInstruction
+    readonly contents: ReadonlyArray<Content<"snake">>
+  }
+
+/**
+ * What encode produces, in either spelling.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Wire = Request<"snake"> | Request<"camel">
+
+// -----------------------------------------------------------------------------
+// input: what decode accepts
+// -----------------------------------------------------------------------------
+
+/**
+ * Inline bytes as decode reads them: `mime_type` or `mimeType`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputBlob = wire.Blob
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputBlob extends Schema.Schema.Type<typeof InputBlob> {}
+
+/**
+ * A function call as decode reads it: `id` optional, `args` any JSON (a non-object is an
+ * `InvalidToolArguments` error, a missing one means `{}`).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputFunctionCall = wire.FunctionCall
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputFunctionCall extends Schema.Schema.Type<typeof InputFunctionCall> {}
+
+/**
+ * One part of a multimodal function response (Gemini 3): inline images are read, `file_data` is
+ * unsupported.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputFunctionResponsePart = wire.FunctionResponsePart
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputFunctionResponsePart extends Schema.Schema.Type<typeof InputFunctionResponsePart> {}
+
+/**
+ * A function response as decode reads it: `id` optional, `response` a JSON object, `parts` optional.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputFunctionResponse = wire.FunctionResponse
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputFunctionResponse extends Schema.Schema.Type<typeof InputFunctionResponse> {}
+
+/**
+ * A part as decode reads it: every field in either spelling, `null` as unset. Exactly one data field
+ * must be set; `file_data`, `executable_code`, `code_execution_result`, `tool_call` and
+ * `tool_response` are read only to be reported as unsupported.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputPart = wire.Part
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputPart extends Schema.Schema.Type<typeof InputPart> {}
+
+/**
+ * A content as decode reads it: `role` `"user"` (also when unset), `"model"` or the legacy
+ * `"function"` (read as user); missing `parts` mean none.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputContent = wire.Content
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputContent extends Schema.Schema.Type<typeof InputContent> {}
+
+/**
+ * A system instruction as decode reads it: a string or a `Content` of text (and inline image) parts.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputSystemInstruction = wire.SystemInstruction
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type InputSystemInstruction = typeof InputSystemInstruction.Type
+
+/**
+ * A request body as decode reads it: `contents`, and the system instruction at the top level or in
+ * an SDK `config` (in one place, in one spelling). Other keys are ignored.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InputRequest = wire.Request
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface InputRequest extends Schema.Schema.Type<typeof InputRequest> {}
+
+/**
+ * Either transcript shape decode reads: a request body or a bare `contents` array.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Input = wire.Transcript
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Input = typeof Input.Type
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+/**
+ * Encoding options. Every default reproduces the reference SDK.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EncodeOptions {
+  /**
+   * The spelling of keys. `"snake"` (default) as the reference SDK and the Python SDK write them;
+   * `"camel"` for the JS SDK (`@google/genai`), which does not read snake_case parts.
+   */
+  readonly casing?: Casing | undefined
+  /**
+   * The shape of the system instruction. `"string"` (default): the joined text, as the SDKs accept
+   * it in their config. `"content"`: `{parts: [{text}]}`, as the REST API requires it.
+   */
+  readonly systemInstruction?: "string" | "content" | undefined
+  /**
+   * Send each tool call's id on its `function_call` and `function_response` (default `false`, as
+   * the reference). The Gemini API accepts ids and uses them to pair parallel calls; Vertex AI
+   * rejects them.
+   */
+  readonly toolCallIds?: boolean | undefined
+  /**
+   * Where the text of a tool result with `is_error: true` goes. `"output"` (default, as the
+   * reference, which loses the error flag): `response.output`. `"error"`: `response.error`, the key
+   * Gemini documents for error details.
+   */
+  readonly toolErrors?: "output" | "error" | undefined
+  /**
+   * Reasoning blocks. `"error"` (default, as the reference): an `UnsupportedBlock` error.
+   * `"thought"`: a `{text, thought: true}` part with the signature as `thought_signature`; a
+   * reasoning block with empty text and a signature followed by a text, image or tool call block
+   * instead puts its signature on that block's part (where Gemini puts signatures).
+   */
+  readonly reasoning?: "error" | "thought" | undefined
+  /**
+   * A system message after the first non-system turn. `"error"` (default, as the reference): an
+   * `UnsupportedMessage` error. `"user"`: sent in place as a user turn with the same content.
+   */
+  readonly laterSystem?: "error" | "user" | undefined
+}
+
+/**
+ * Decoding options (none yet: every accepted shape is read the same way).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DecodeOptions {}
+
+// -----------------------------------------------------------------------------
+// conversion
+// -----------------------------------------------------------------------------
+
+/**
+ * A canonical conversation as a Gemini request. With default options the result equals, key order
+ * included, the reference SDK's `convert_messages(messages, "google")`; every case where the
+ * reference raises is a tagged error (see the module docs for the rules and the order of checks).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export function encode(
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions & { readonly casing?: "snake" | undefined }
+): Either.Either<Request<"snake">, ConversionError.EncodeError>
+export function encode(
+  conversation: Conversation.Conversation,
+  options: EncodeOptions & { readonly casing: "camel" }
+): Either.Either<Request<"camel">, ConversionError.EncodeError>
+export function encode(
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire, ConversionError.EncodeError>
+export function encode(
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire, ConversionError.EncodeError> {
+  const resolved = encoder.resolve(options)
+  return resolved.casing === "camel"
+    ? encoder.encode(conversation, resolved, encoder.camel)
+    : encoder.encode(conversation, resolved, encoder.snake)
+}
+
+/**
+ * A Gemini transcript (untrusted input: a request body or a bare `contents` array) as a canonical
+ * conversation. Never throws.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (
+  input: unknown,
+  _options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decoder.decode(input)
+
+/**
+ * The Google codec.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+
+/**
+ * A Schema from the Gemini wire shape to a canonical conversation (default options), for Schema
+ * pipelines such as `Schema.parseJson(GoogleFormat.schema)`. Conversion errors become parse issues
+ * carrying the tagged error's message.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
