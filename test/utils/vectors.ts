@@ -15,12 +15,15 @@
  * | `parse`      | client `_parse_blocks` into its `Message`          | `Conversation.decodeLenient`                   |
  * | `openai` ... | client `convert_messages(parsed, format)`          | `decodeLenient`, then `<X>Format.encode`       |
  *
+ * `prompt` flattens the messages the reference server holds (its dump), so it tests flattening alone.
  * The client surfaces read what `/messages` would serve: the server's dump when the reference server
  * accepts the conversation, the corpus JSON otherwise (a server that is not the reference).
  * Successful results must be equal byte for byte (`JSON.stringify`, key order included), except
  * `parse`, which the reference holds in dataclasses without a key order and is compared
- * structurally. Failures must be failures on both sides, with the tag {@link errorTags} maps the
- * reference's exception to. The only exceptions are the rows of {@link differences}.
+ * structurally. Where the reference fails we must fail too: on `server` at the same message (and a
+ * placement failure as `MisplacedBlock` for the same block type and role); on the client surfaces
+ * with the tag and fields {@link errorTags} reads from the reference's exception. The only
+ * exceptions are the rows of {@link differences}.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
