@@ -1,0 +1,249 @@
+/**
+ * Serving environments over the OpenReward HTTP protocol, wire-compatible with the reference
+ * server (openreward 0.1.167): the reference's Python client, and this library's client, talk to
+ * it unchanged.
+ *
+ * - {@link layer} serves environments on whatever `HttpServer` it is given (platform-agnostic).
+ * - {@link serve} listens on `{ port, host }` (default `0.0.0.0:8080`) through a {@link Listener},
+ *   the one platform-specific piece, which the program provides.
+ * - {@link make} builds the `HttpApp` itself, for mounting in a larger application.
+ *
+ * The first environment is the default: a path whose first segment is neither a server route nor
+ * an environment is redirected (308) under it, so `/tools` means `/<first>/tools`.
+ *
+ * Sessions end when a client deletes them, after 15 minutes without a ping or session request,
+ * and when the server shuts down; every way runs the environment's teardown (the finalizers of
+ * its `setup` scope).
+ *
+ * @example
+ * ```ts no-run
+ * import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+ * import { Server } from "openreward-effect"
+ * import * as Layer from "effect/Layer"
+ * import { createServer } from "node:http"
+ * import { environments } from "./my-environments.js"
+ *
+ * Server.serve(environments, { port: 8080 }).pipe(
+ *   Layer.provide(Server.layerListener((address) => NodeHttpServer.layer(createServer, address))),
+ *   Layer.launch,
+ *   NodeRuntime.runMain
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Environment from "./Environment.js"
+import * as App from "./internal/server/app.js"
+import * as Compiled from "./internal/server/compiled.js"
+
+/**
+ * The reference SDK version whose protocol this server speaks, reported by `/version`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const protocolVersion = "0.1.167"
+
+/**
+ * Server settings. Every one has the reference's value by default.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The largest request body accepted, in bytes; larger ones get 413 (default 32 MiB). */
+  readonly maxBodySize?: number | undefined
+  /** How long a session may go without a ping or session request before it is ended (default 900 s). */
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  /** How often idle sessions and finished call results are swept (default 5 s). */
+  readonly reaperInterval?: Duration.DurationInput | undefined
+  /** How long a session request waits for `setup` before answering 503 "still starting" (default 25 s). */
+  readonly setupWaitTimeout?: Duration.DurationInput | undefined
+  /** How often a pending call's stream carries a keep-alive comment (default 10 s). */
+  readonly keepAliveInterval?: Duration.DurationInput | undefined
+  /** How long a finished call's result stays available to re-attach to (default 60 s). */
+  readonly resultLinger?: Duration.DurationInput | undefined
+  /**
+   * How much an unexpected failure's 500 reveals: nothing (`"none"`), `"Type: message"`
+   * (`"exception"`, the default) or the full cause (`"stacktrace"`). Secrets are redacted in all.
+   */
+  readonly returnErrors?: "none" | "exception" | "stacktrace" | undefined
+  /** The `version` `/version` reports (default {@link protocolVersion}). */
+  readonly version?: string | undefined
+  /** Trace every request with a span, as `@effect/platform` does by default (default off). */
+  readonly tracing?: boolean | undefined
+}
+
+const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
+  Duration.toMillis(Duration.decode(input ?? fallback))
+
+const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =>
+  Effect.map(
+    Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_BUILD_SHA")), () => Option.none<string>()),
+    (buildSha) => ({
+      maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
+      idleTimeout: millis(options?.idleTimeout, "900 seconds"),
+      reaperInterval: millis(options?.reaperInterval, "5 seconds"),
+      setupWaitTimeout: millis(options?.setupWaitTimeout, "25 seconds"),
+      keepAliveInterval: millis(options?.keepAliveInterval, "10 seconds"),
+      resultLinger: millis(options?.resultLinger, "60 seconds"),
+      returnErrors: options?.returnErrors ?? "exception",
+      version: options?.version ?? protocolVersion,
+      buildSha: Option.getOrNull(buildSha)
+    })
+  )
+
+/**
+ * Check a set of environments can be served together: at least one, each valid, no two with one
+ * (lower-cased) name.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const validate = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs
+): Either.Either<Envs, Environment.InvalidDefinition> => {
+  if (environments.length === 0) {
+    return Either.left(
+      new Environment.InvalidDefinition({
+        environment: null,
+        reason: "Server requires at least one environment to be provided."
+      })
+    )
+  }
+  const seen = new Set<string>()
+  for (const env of environments) {
+    if (!Environment.isEnvironment(env)) {
+      return Either.left(
+        new Environment.InvalidDefinition({
+          environment: null,
+          reason: "Server was given something that is not an environment."
+        })
+      )
+    }
+    const checked = Environment.validate(env)
+    if (Either.isLeft(checked)) return Either.left(checked.left)
+    const key = Environment.key(env)
+    if (seen.has(key)) {
+      return Either.left(new Environment.InvalidDefinition({ environment: null, reason: `duplicate env ${key}` }))
+    }
+    seen.add(key)
+  }
+  return Either.right(environments)
+}
+
+/**
+ * The services a set of environments needs.
+ *
+ * @category type-level
+ * @since 0.1.0
+ */
+export type Requirements<Envs extends ReadonlyArray<Environment.Any>> = Environment.Context<Envs[number]>
+
+/**
+ * Build the HTTP application serving `environments`. Its sessions live in the surrounding scope:
+ * closing it ends them all (running every teardown).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs,
+  options?: Options
+): Effect.Effect<HttpApp.Default<never, Requirements<Envs>>, Environment.InvalidDefinition, Scope.Scope> =>
+  Effect.gen(function*() {
+    const valid = yield* validate(environments)
+    const settings = yield* settingsOf(options)
+    return (yield* App.make(valid.map(Compiled.compile), settings)) as HttpApp.Default<never, Requirements<Envs>>
+  })
+
+/**
+ * Serve `environments` on the `HttpServer` the layer is given.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs,
+  options?: Options
+): Layer.Layer<never, Environment.InvalidDefinition, HttpServer.HttpServer | Requirements<Envs>> =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const app = yield* make(environments, options)
+      const serve = HttpServer.serveEffect(app)
+      yield* options?.tracing === true ? serve : HttpMiddleware.withTracerDisabledWhenEffect(serve, () => true)
+    })
+  )
+
+/**
+ * Where to listen.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Address {
+  readonly port: number
+  readonly host: string
+}
+
+/**
+ * How the program listens on an address: the platform's `HttpServer` layer for it. This is the one
+ * platform-specific piece, so it is a service the program provides, with Node:
+ * `Server.layerListener((address) => NodeHttpServer.layer(createServer, address))`.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Listener extends Context.Tag("openreward-effect/Server/Listener")<Listener, Listener.Service>() {}
+
+/**
+ * @since 0.1.0
+ */
+export declare namespace Listener {
+  /**
+   * @category models
+   * @since 0.1.0
+   */
+  export interface Service {
+    readonly listen: (address: Address) => Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError>
+  }
+}
+
+/**
+ * Provide a {@link Listener}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerListener = (
+  listen: (address: Address) => Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError>
+): Layer.Layer<Listener> => Layer.succeed(Listener, { listen })
+
+/**
+ * Listen on `port` (default 8080) and `host` (default `0.0.0.0`) and serve `environments`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const serve = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs,
+  options?: Options & { readonly port?: number | undefined; readonly host?: string | undefined }
+): Layer.Layer<never, Environment.InvalidDefinition | HttpServerError.ServeError, Listener | Requirements<Envs>> =>
+  Layer.unwrapEffect(
+    Effect.map(Listener, (listener) =>
+      layer(environments, options).pipe(
+        Layer.provide(listener.listen({ port: options?.port ?? 8080, host: options?.host ?? "0.0.0.0" }))
+      ))
+  )

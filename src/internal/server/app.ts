@@ -1,0 +1,486 @@
+/**
+ * The HTTP application: every route of the reference server (openreward 0.1.167), on an
+ * `HttpRouter`, behind the reference's default-environment redirect.
+ *
+ * Request handling mirrors FastAPI's order: the body is read (413, 422 `json_invalid`), then the
+ * session is resolved (400, 404, 410, 503, or the setup failure), then the body is validated (422),
+ * then the route runs.
+ *
+ * @internal
+ */
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Environment from "../../Environment.js"
+import * as Protocol from "../../Protocol.js"
+import * as Body from "./body.js"
+import * as Calls from "./calls.js"
+import type { Compiled } from "./compiled.js"
+import * as Errors from "./errors.js"
+import { fail, HttpFailure, json, toResponse } from "./http.js"
+import { reprList, reprString } from "./python.js"
+import { Sessions } from "./sessions.js"
+import * as Sse from "./sse.js"
+import * as Validation from "./validation.js"
+
+/**
+ * @internal
+ */
+export interface Settings {
+  readonly maxBodySize: number
+  readonly idleTimeout: number
+  readonly reaperInterval: number
+  readonly setupWaitTimeout: number
+  readonly keepAliveInterval: number
+  readonly resultLinger: number
+  readonly returnErrors: Errors.Mode
+  readonly version: string
+  readonly buildSha: string | null
+}
+
+const rootRoutes: ReadonlyMap<string, string> = new Map([
+  ["health", "GET"],
+  ["version", "GET"],
+  ["ping", "POST"],
+  ["list_environments", "GET"],
+  ["create", "POST"],
+  ["delete", "POST"],
+  ["create_session", "POST"],
+  ["delete_session", "POST"]
+])
+
+const envRoutes: ReadonlyMap<string, string> = new Map([
+  ["tools", "GET"],
+  ["splits", "GET"],
+  ["tasks", "POST"],
+  ["num_tasks", "POST"],
+  ["task", "POST"],
+  ["task_range", "POST"],
+  ["task_tools", "GET"],
+  ["call", "POST"],
+  ["prompt", "GET"],
+  ["score_group", "POST"],
+  ["messages", "GET"]
+])
+
+/** First segments that never redirect: the root routes, and FastAPI's documentation routes. */
+const rootSegments: ReadonlySet<string> = new Set([...rootRoutes.keys(), "docs", "redoc", "openapi.json"])
+
+const sseOptions = { contentType: Sse.contentType, headers: Sse.headers }
+
+const validateListTasks = Body.validator(Protocol.ListTasks)
+const validateGetTask = Body.validator(Protocol.GetTask)
+const validateTaskRange = Body.validator(Protocol.GetTaskRange)
+const validateToolCall = Body.validator(Protocol.ToolCall)
+const validateScoreGroup = Body.validator(Protocol.ScoreGroup)
+const validateCreateFields = Body.validator(Protocol.CreateSession)
+
+const validateCreate = (body: Body.Body): Either.Either<Protocol.CreateSession, HttpFailure> =>
+  Either.flatMap(validateCreateFields(body), (payload) => {
+    const hasSpec = payload.task_spec !== null
+    const hasIndex = payload.split !== null && payload.index !== null
+    const problem = hasSpec === hasIndex
+      ? "Provide either task_spec or both split and index, not both/neither"
+      : (payload.split === null) !== (payload.index === null)
+      ? "split and index must both be provided together"
+      : undefined
+    if (problem === undefined) return Either.right(payload)
+    return Either.left(
+      new HttpFailure({
+        status: 422,
+        detail: [{
+          type: "value_error",
+          loc: ["body"],
+          msg: `Value error, ${problem}`,
+          input: body._tag === "Json" ? body.value : null,
+          ctx: { error: {} }
+        }]
+      })
+    )
+  })
+
+interface ParsedSecrets {
+  readonly secrets: Environment.Secrets
+  readonly values: ReadonlyArray<string>
+}
+
+const noSecrets: ParsedSecrets = { secrets: {}, values: [] }
+
+const invalidSecrets = fail(
+  400,
+  "Invalid X-Secrets header: expected base64-encoded JSON mapping each secret name to {\"value\": ..., \"allowed_domains\": [...]}"
+)
+
+/** The `X-Secrets` header: base64 of `{name: {"value": v, "allowed_domains": [...]}}`. Never echoed. */
+const parseSecrets = (header: string | undefined): Either.Either<ParsedSecrets, HttpFailure> => {
+  if (header === undefined || header === "") return Either.right(noSecrets)
+  const decoded = Encoding.decodeBase64String(header.trim())
+  if (Either.isLeft(decoded)) return Either.left(invalidSecrets)
+  let payload: unknown
+  try {
+    payload = JSON.parse(decoded.right)
+  } catch {
+    return Either.left(invalidSecrets)
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return Either.left(invalidSecrets)
+  const secrets: Record<string, Redacted.Redacted<string>> = {}
+  const values: Array<string> = []
+  for (const [name, entry] of Object.entries(payload)) {
+    const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined
+    if (typeof value !== "string") return Either.left(invalidSecrets)
+    secrets[name] = Redacted.make(value)
+    values.push(value)
+  }
+  return Either.right({ secrets, values })
+}
+
+const sessionId = (request: HttpServerRequest.HttpServerRequest): Either.Either<string, HttpFailure> => {
+  const raw = request.headers["x-session-id"]
+  return raw === undefined || raw === ""
+    ? Either.left(fail(400, "X-Session-ID header is required"))
+    : Either.right(raw.trim())
+}
+
+const pathOf = (url: string): readonly [path: string, query: string] => {
+  const q = url.indexOf("?")
+  return q === -1 ? [url, ""] : [url.slice(0, q), url.slice(q + 1)]
+}
+
+/** The method a path answers to, if any route has it. */
+const routeMethod = (path: string, envs: ReadonlyMap<string, Compiled>): string | undefined => {
+  const segments = path.split("/")
+  if (segments.length === 2) return rootRoutes.get(segments[1]!)
+  if (segments.length === 3 && envs.has(segments[1]!.toLowerCase())) return envRoutes.get(segments[2]!)
+  return undefined
+}
+
+/**
+ * Build the application. Sessions live in the given scope; closing it ends every session.
+ *
+ * @internal
+ */
+export const make = (
+  compiled: ReadonlyArray<Compiled>,
+  settings: Settings
+): Effect.Effect<HttpApp.Default<never, unknown>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const envs = new Map(compiled.map((c) => [c.key, c] as const))
+    const defaultEnv = compiled[0]!
+    const sessions = new Sessions({
+      idleTimeout: settings.idleTimeout,
+      setupWaitTimeout: settings.setupWaitTimeout,
+      returnErrors: settings.returnErrors
+    })
+    const registry = new Calls.Registry(settings.resultLinger, Protocol.chunkSize)
+
+    yield* Effect.addFinalizer(() => sessions.deleteAll())
+    yield* Effect.forkScoped(
+      Effect.repeat(Effect.zipRight(sessions.reap(), registry.evict()), Schedule.spaced(settings.reaperInterval))
+    )
+
+    const healthBody = JSON.stringify({ status: "ok" })
+    const versionBody = JSON.stringify({ version: settings.version, build_sha: settings.buildSha })
+    const environmentsBody = JSON.stringify(compiled.map((c) => c.key))
+
+    const envOf = Effect.map(HttpRouter.params, (params) => {
+      const name = params["env"] ?? ""
+      return { name, compiled: envs.get(name.toLowerCase()) ?? defaultEnv }
+    })
+
+    const readBody = (request: HttpServerRequest.HttpServerRequest) => Body.read(request, settings.maxBodySize)
+
+    /** Run environment code outside a session (task sources), mapping failures to a 500. */
+    const userCode = sessions.userFailure(undefined, "task source")
+
+    const stream = (task: Calls.Task): HttpServerResponse.HttpServerResponse => {
+      const head = Sse.frame("task_id", task.id)
+      if (task.frames !== undefined) return HttpServerResponse.text(head + task.frames, sseOptions)
+      const rest = Stream.merge(
+        Stream.fromEffect(Effect.map(Deferred.await(task.done), () => task.frames!)),
+        Stream.fromSchedule(Schedule.spaced(settings.keepAliveInterval)).pipe(
+          Stream.mapEffect(() => Effect.map(Clock.currentTimeMillis, (now) => Sse.ping(new Date(now))))
+        ),
+        { haltStrategy: "left" }
+      )
+      return HttpServerResponse.stream(Stream.concat(Stream.succeed(head), rest).pipe(Stream.encodeText), sseOptions)
+    }
+
+    /** Start (or re-attach to) a background task and stream it. */
+    const runTask = (
+      record: Parameters<typeof sessions.track>[0],
+      taskId: string | null,
+      work: () => Effect.Effect<string, string, unknown>
+    ) =>
+      Effect.gen(function*() {
+        if (taskId !== null) {
+          const existing = registry.get(taskId, record.sid)
+          if (existing === undefined) {
+            return HttpServerResponse.text(Sse.frame("error", "unknown task_id"), sseOptions)
+          }
+          return stream(existing)
+        }
+        const task = yield* registry.start(sessions, record, work())
+        // Let a quick call finish before answering, so its stream is written in one piece.
+        yield* Effect.yieldNow()
+        return stream(task)
+      })
+
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.get("/health", Effect.succeed(json(healthBody))),
+      HttpRouter.get("/version", Effect.succeed(json(versionBody))),
+      HttpRouter.get("/list_environments", Effect.succeed(json(environmentsBody))),
+      HttpRouter.post(
+        "/ping",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          yield* sessions.ping(sid)
+          return json(healthBody)
+        })
+      ),
+      HttpRouter.post(
+        "/create_session",
+        Effect.sync(() =>
+          HttpServerResponse.text(
+            Sse.frame("task_id", globalThis.crypto.randomUUID()) + Sse.frame("end", ""),
+            sseOptions
+          )
+        )
+      ),
+      HttpRouter.post(
+        "/delete_session",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          return json(JSON.stringify({ sid }))
+        })
+      ),
+      HttpRouter.post(
+        "/delete",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          yield* sessions.delete(sid)
+          return json(JSON.stringify({ sid }))
+        })
+      ),
+      HttpRouter.post(
+        "/create",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const sid = yield* sessionId(request)
+          const payload = yield* validateCreate(body)
+          if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
+          const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
+          if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
+          let task: unknown
+          if (payload.task_spec !== null) {
+            const decoded = target.env.task.decode(payload.task_spec)
+            if (Either.isLeft(decoded)) {
+              return yield* new HttpFailure({
+                status: 422,
+                detail: Validation.items(decoded.left, ["body", "task_spec"])
+              })
+            }
+            task = decoded.right
+          } else {
+            if (!target.splitNames.has(payload.split!)) return yield* fail(400, "Invalid split")
+            const found = yield* userCode(target.task(payload.split!, payload.index!))
+            if (Option.isNone(found)) return yield* fail(400, "Invalid index")
+            task = found.value
+          }
+          const secrets = yield* parseSecrets(request.headers["x-secrets"])
+          if (payload.toolset_name !== null) {
+            return yield* fail(
+              400,
+              `unknown toolset ${reprString(payload.toolset_name)}; valid options are ${reprList([])}`
+            )
+          }
+          yield* sessions.create(
+            sid,
+            target,
+            { id: sid, environment: target.env.name, task, secrets: secrets.secrets },
+            Errors.redactor(secrets.values)
+          )
+          return json(JSON.stringify({ sid }))
+        })
+      ),
+      HttpRouter.get(
+        "/:env/tools",
+        Effect.map(envOf, ({ compiled }) => json(compiled.toolsBody))
+      ),
+      HttpRouter.get(
+        "/:env/splits",
+        Effect.map(envOf, ({ compiled }) => json(compiled.splitsBody))
+      ),
+      HttpRouter.post(
+        "/:env/tasks",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const { compiled, name } = yield* envOf
+          const { split } = yield* validateListTasks(body)
+          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const tasks = yield* userCode(compiled.listTasks(split))
+          if (Option.isNone(tasks)) {
+            return yield* fail(
+              400,
+              "list_tasks is not supported for this environment. Use the index-based API (num_tasks + get_task) instead."
+            )
+          }
+          return json(JSON.stringify({ tasks: tasks.value, env_name: name }))
+        })
+      ),
+      HttpRouter.post(
+        "/:env/num_tasks",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const { compiled } = yield* envOf
+          const { split } = yield* validateListTasks(body)
+          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const count = yield* userCode(compiled.numTasks(split))
+          return json(JSON.stringify({ num_tasks: count }))
+        })
+      ),
+      HttpRouter.post(
+        "/:env/task",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const { compiled, name } = yield* envOf
+          const { index, split } = yield* validateGetTask(body)
+          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const task = yield* userCode(compiled.taskJson(split, index))
+          if (Option.isNone(task)) return yield* fail(400, "Invalid index")
+          return json(JSON.stringify({ task: task.value, env_name: name }))
+        })
+      ),
+      HttpRouter.post(
+        "/:env/task_range",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const { compiled, name } = yield* envOf
+          const { split, start, stop } = yield* validateTaskRange(body)
+          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const tasks = yield* userCode(compiled.taskRange(split, start, stop))
+          return json(JSON.stringify({ tasks, env_name: name }))
+        })
+      ),
+      HttpRouter.get(
+        "/:env/task_tools",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          const record = yield* sessions.existing(sid)
+          const extra = yield* sessions.taskTools(record)
+          return json(record.compiled.taskToolsBody(extra))
+        })
+      ),
+      HttpRouter.get(
+        "/:env/prompt",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          const record = yield* sessions.ready(sid)
+          return json(yield* sessions.prompt(record))
+        })
+      ),
+      HttpRouter.get(
+        "/:env/messages",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const sid = yield* sessionId(request)
+          const record = yield* sessions.ready(sid)
+          return json(yield* sessions.messages(record))
+        })
+      ),
+      HttpRouter.post(
+        "/:env/call",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const sid = yield* sessionId(request)
+          const record = yield* sessions.ready(sid)
+          const call = yield* validateToolCall(body)
+          return yield* runTask(record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
+        })
+      ),
+      HttpRouter.post(
+        "/:env/score_group",
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const body = yield* readBody(request)
+          const sid = yield* sessionId(request)
+          const record = yield* sessions.ready(sid)
+          const payload = yield* validateScoreGroup(body)
+          if (record.compiled.env.scoreGroup === undefined) {
+            const { name } = yield* envOf
+            return yield* fail(404, `Environment ${reprString(name)} does not implement score_group`)
+          }
+          return yield* runTask(record, payload.task_id, () => Calls.scoreGroup(record, payload.candidates))
+        })
+      )
+    )
+
+    // Exact paths, as Starlette matches them: `/health/` is not `/health` (it gets a 307 below).
+    const routed = yield* HttpRouter.toHttpApp(router).pipe(
+      HttpRouter.withRouterConfig({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 1000 })
+    )
+
+    const notFound = (request: HttpServerRequest.HttpServerRequest, path: string, query: string) => {
+      const method = routeMethod(path, envs)
+      if (method !== undefined) {
+        return json(JSON.stringify({ detail: "Method Not Allowed" }), 405, { allow: method })
+      }
+      if (path.length > 1 && path.endsWith("/") && routeMethod(path.slice(0, -1), envs) !== undefined) {
+        const host = request.headers["host"] ?? "localhost"
+        const location = `http://${host}${path.slice(0, -1)}${query === "" ? "" : `?${query}`}`
+        return HttpServerResponse.empty({ status: 307, headers: { location } })
+      }
+      return json(JSON.stringify({ detail: "Not Found" }), 404)
+    }
+
+    const app: HttpApp.Default<never, unknown> = Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) => {
+        const [path, query] = pathOf(request.url)
+        const slash = path.indexOf("/", 1)
+        const first = path.slice(1, slash === -1 ? undefined : slash).toLowerCase()
+        if (!rootSegments.has(first) && !envs.has(first)) {
+          const location = `/${defaultEnv.key}${path}${query === "" ? "" : `?${query}`}`
+          return Effect.succeed(HttpServerResponse.empty({ status: 308, headers: { location } }))
+        }
+        return routed.pipe(
+          Effect.catchAllCause((cause): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+            const failure = Cause.failureOption(cause)
+            if (Option.isSome(failure)) {
+              const error = failure.value
+              if (error instanceof HttpFailure) return Effect.succeed(toResponse(error))
+              if (error._tag === "RouteNotFound") return Effect.succeed(notFound(request, path, query))
+            }
+            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+            return Effect.as(
+              Effect.logError("request failed", cause),
+              json(JSON.stringify({ detail: Errors.detail(cause, settings.returnErrors, Errors.noRedaction) }), 500)
+            )
+          })
+        )
+      }
+    )
+    return app
+  })

@@ -1,0 +1,133 @@
+/**
+ * Reading and validating request bodies the way the reference (FastAPI) does:
+ *
+ * - a body over the size limit is refused with 413 (`{"detail": "Content Too Large"}`) before it is
+ *   read when `Content-Length` says so, and while it is read otherwise;
+ * - a body is parsed as JSON only when `Content-Type` is `application/json` (or `+json`); malformed
+ *   JSON is a 422 `json_invalid` item at the error's position; other content is validated as the
+ *   string it is, and an empty body as missing;
+ * - bytes that are not UTF-8 are a 400 `There was an error parsing the body`.
+ *
+ * @internal
+ */
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
+import { fail, HttpFailure } from "./http.js"
+import * as Validation from "./validation.js"
+
+/**
+ * A request body as FastAPI hands it to validation.
+ *
+ * @internal
+ */
+export type Body =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Json"; readonly value: unknown }
+  | { readonly _tag: "Raw"; readonly value: string }
+
+const missing: Body = { _tag: "Missing" }
+const decoder = new TextDecoder("utf-8", { fatal: true })
+
+const isJson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const semi = contentType.indexOf(";")
+  const mime = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase()
+  return mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"))
+}
+
+const tooLarge = fail(413, "Content Too Large")
+
+const jsonInvalid = (text: string, error: unknown): HttpFailure => {
+  const message = error instanceof Error ? error.message : String(error)
+  const position = /position (\d+)/.exec(message)
+  return new HttpFailure({
+    status: 422,
+    detail: [{
+      type: "json_invalid",
+      loc: ["body", position === null ? text.length : Number(position[1])],
+      msg: "JSON decode error",
+      input: {},
+      ctx: { error: message.replace(/ in JSON at position \d+.*$/s, "") }
+    }]
+  })
+}
+
+/**
+ * Read a request body, refusing it (413) beyond `maxBodySize` bytes.
+ *
+ * @internal
+ */
+export const read = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBodySize: number
+): Effect.Effect<Body, HttpFailure> => {
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > maxBodySize) return Effect.fail(tooLarge)
+  if (length === "0") return Effect.succeed(missing)
+  return request.arrayBuffer.pipe(
+    HttpIncomingMessage.withMaxBodySize(Option.some(maxBodySize)),
+    Effect.mapError((error) =>
+      String(error.cause).includes("maxBytes") ? tooLarge : fail(400, "There was an error parsing the body")
+    ),
+    Effect.flatMap((buffer) => {
+      if (buffer.byteLength === 0) return Effect.succeed(missing)
+      if (buffer.byteLength > maxBodySize) return Effect.fail(tooLarge)
+      let text: string
+      try {
+        text = decoder.decode(buffer)
+      } catch {
+        return Effect.fail(fail(400, "There was an error parsing the body"))
+      }
+      if (!isJson(request.headers["content-type"])) return Effect.succeed<Body>({ _tag: "Raw", value: text })
+      try {
+        return Effect.succeed<Body>({ _tag: "Json", value: JSON.parse(text) })
+      } catch (e) {
+        return Effect.fail(jsonInvalid(text, e))
+      }
+    })
+  )
+}
+
+/**
+ * A body decoder: validate a body against a Schema with excess keys refused (`extra="forbid"`),
+ * answering 422 with pydantic-style items.
+ *
+ * @internal
+ */
+export const validator = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  return (body: Body): Either.Either<A, HttpFailure> => {
+    switch (body._tag) {
+      case "Missing":
+        return Either.left(
+          new HttpFailure({
+            status: 422,
+            detail: [{ type: "missing", loc: ["body"], msg: "Field required", input: null }]
+          })
+        )
+      case "Raw":
+        return Either.left(
+          new HttpFailure({
+            status: 422,
+            detail: [{
+              type: "model_attributes_type",
+              loc: ["body"],
+              msg: "Input should be a valid dictionary or object to extract fields from",
+              input: body.value
+            }]
+          })
+        )
+      case "Json": {
+        const result = decode(body.value)
+        return Either.isRight(result)
+          ? Either.right(result.right)
+          : Either.left(new HttpFailure({ status: 422, detail: Validation.items(result.left, ["body"]) }))
+      }
+    }
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Tool calls (and group scoring): run as background tasks that outlive the request, so a client
+ * that lost its stream re-attaches with the `task_id` it was sent and gets the same result
+ * without the tool running again. Finished tasks are kept for a while (the reference: 60 s).
+ *
+ * Dispatch follows the reference's order: an unknown tool is refused (`not_found`) before the
+ * episode latch is looked at; a call made or queued after a call returned `finished: true` is
+ * refused (`episode_finished`) without running; input is decoded (`input_validation`) only once
+ * the call may run. Calls to one tool run one at a time per session unless the tool says
+ * otherwise; exclusive tools run alone.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Protocol from "../../Protocol.js"
+import type { AnyTool } from "./compiled.js"
+import * as Errors from "./errors.js"
+import { floatJson, reprString } from "./python.js"
+import type { Record, Sessions } from "./sessions.js"
+import * as Sse from "./sse.js"
+
+/**
+ * A running or finished call.
+ *
+ * @internal
+ */
+export interface Task {
+  readonly id: string
+  readonly sid: string
+  /** The frames after `task_id`, once the task has finished. */
+  frames: string | undefined
+  completedAt: number | undefined
+  readonly done: Deferred.Deferred<void>
+}
+
+/**
+ * A fresh id in the reference's format (`uuid4().hex`).
+ *
+ * @internal
+ */
+export const taskId = (): string => globalThis.crypto.randomUUID().replaceAll("-", "")
+
+/**
+ * The task registry of one server.
+ *
+ * @internal
+ */
+export class Registry {
+  readonly tasks = new Map<string, Task>()
+
+  constructor(readonly linger: number, readonly chunkSize: number) {}
+
+  /** Start `work` for a session in the background and register it. */
+  start(
+    sessions: Sessions,
+    record: Record,
+    work: Effect.Effect<string, string, unknown>
+  ): Effect.Effect<Task, never, unknown> {
+    return Effect.suspend(() => {
+      const task: Task = {
+        id: taskId(),
+        sid: record.sid,
+        frames: undefined,
+        completedAt: undefined,
+        done: Deferred.unsafeMake<void>(FiberId.none)
+      }
+      this.tasks.set(task.id, task)
+      return Effect.map(
+        Effect.forkDaemon(Effect.onExit(work, (exit) => this.finish(task, exit))),
+        (fiber) => {
+          sessions.track(record, fiber)
+          return task
+        }
+      )
+    })
+  }
+
+  private finish(task: Task, exit: Exit.Exit<string, string>): Effect.Effect<void> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      task.frames = exit._tag === "Success"
+        ? Sse.result(exit.value, this.chunkSize)
+        : Sse.frame(
+          "error",
+          Cause.isInterruptedOnly(exit.cause)
+            ? "Session deleted"
+            : Cause.failureOption(exit.cause).pipe((o) => (o._tag === "Some" ? o.value : Cause.pretty(exit.cause)))
+        )
+      task.completedAt = now
+      return Deferred.succeed(task.done, undefined)
+    })
+  }
+
+  /** A task a session may re-attach to. */
+  get(id: string, sid: string): Task | undefined {
+    const task = this.tasks.get(id)
+    return task !== undefined && task.sid === sid ? task : undefined
+  }
+
+  /** Forget tasks that finished longer ago than the linger time. */
+  evict(): Effect.Effect<void> {
+    return Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const [id, task] of this.tasks) {
+        if (task.completedAt !== undefined && now - task.completedAt > this.linger) this.tasks.delete(id)
+      }
+    })
+  }
+}
+
+// -----------------------------------------------------------------------------
+// tool calls
+// -----------------------------------------------------------------------------
+
+const refusal = (reason: Protocol.RunToolErrorReason, error: string): string =>
+  JSON.stringify({ ok: false, error, reason })
+
+const finishedRefusal = (name: string): string =>
+  refusal(
+    "episode_finished",
+    `${
+      reprString(name)
+    } was not run: the episode has finished (a tool returned finished=True), so no further tool calls are accepted.`
+  )
+
+const encodeOutput = ParseResult.encodeEither(Protocol.ToolOutput)
+
+const success = (output: typeof Protocol.ToolOutput.Encoded): string =>
+  `{"ok":true,"output":{"blocks":${JSON.stringify(output.blocks)},"metadata":${
+    JSON.stringify(output.metadata ?? null)
+  },"reward":${output.reward === null || output.reward === undefined ? "null" : floatJson(output.reward)},"finished":${
+    output.finished === true
+  }}}`
+
+/** Run environment code, turning its failure into the message of an SSE `error` event. */
+const user = <A>(record: Record, what: string, self: Effect.Effect<A, unknown, unknown>) =>
+  Effect.catchAllCause(self, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const message = Errors.message(cause, record.redact)
+    return Effect.zipRight(
+      Effect.logWarning(`${what} failed`, message).pipe(
+        Effect.annotateLogs({ session: record.sid, environment: record.compiled.key })
+      ),
+      Effect.fail(message)
+    )
+  })
+
+const run = (record: Record, tool: AnyTool, input: unknown): Effect.Effect<string, string, unknown> =>
+  Effect.suspend(() => {
+    if (record.finished) return Effect.succeed(finishedRefusal(tool.name))
+    const invoked = tool.invoke(input, record.session!)
+    if (Either.isLeft(invoked)) return Effect.succeed(refusal("input_validation", invoked.left.message))
+    return Effect.flatMap(user(record, `tool '${tool.name}'`, invoked.right), (output) => {
+      const encoded = encodeOutput(output)
+      if (Either.isLeft(encoded)) {
+        return Effect.fail(
+          record.redact(
+            `${reprString(tool.name)} returned an invalid ToolOutput: ${
+              ParseResult.TreeFormatter.formatIssueSync(encoded.left)
+            }`
+          )
+        )
+      }
+      // A call that finished while this one ran wins; this result is not handed out as a second grade.
+      if (record.finished) return Effect.succeed(finishedRefusal(tool.name))
+      if (output.finished) record.finished = true
+      return Effect.succeed(success(encoded.right))
+    })
+  })
+
+/**
+ * A tool call of a session, as the task that runs it.
+ *
+ * @internal
+ */
+export const call = (
+  sessions: Sessions,
+  record: Record,
+  name: string,
+  input: unknown
+): Effect.Effect<string, string, unknown> =>
+  Effect.gen(function*() {
+    const taskTools = yield* Effect.mapError(
+      sessions.taskTools(record),
+      (failure) => typeof failure.detail === "string" ? failure.detail : "task tools failed"
+    )
+    const fromEnv = record.compiled.tools.get(name)
+    const fromTask = taskTools.find((t) => t.name === name)
+    if (fromEnv !== undefined && fromTask !== undefined) {
+      return refusal(
+        "name_collision",
+        `Tool name collision: '${name}' is defined in both the environment and its task tools. Please rename one of them to avoid conflicts.`
+      )
+    }
+    const tool = fromEnv ?? fromTask
+    if (tool === undefined) return refusal("not_found", `${reprString(name)} is not a valid tool`)
+    if (record.finished) return finishedRefusal(name)
+    const gate = record.gate
+    const work = run(record, tool, input)
+    switch (tool.concurrency) {
+      case "exclusive":
+        return yield* gate.exclusive(work)
+      case "concurrent":
+        return yield* gate.shared(work)
+      case "serial":
+        // The tool's lock is taken outside the gate, so calls queued on a tool don't hold off an exclusive one.
+        return yield* record.lock(tool.name).withPermits(1)(gate.shared(work))
+    }
+  })
+
+// -----------------------------------------------------------------------------
+// group scoring
+// -----------------------------------------------------------------------------
+
+const encodeScores = Schema.encodeEither(Schema.Array(Protocol.GroupScore))
+
+/**
+ * A `/score_group` request, as the task that runs it.
+ *
+ * @internal
+ */
+export const scoreGroup = (
+  record: Record,
+  candidates: ReadonlyArray<Protocol.GroupCandidate>
+): Effect.Effect<string, string, unknown> =>
+  Effect.suspend(() => {
+    const score = record.compiled.env.scoreGroup!
+    return Effect.flatMap(
+      user(record, "scoreGroup", score(candidates, record.session!)),
+      (raw: ReadonlyArray<number | Protocol.GroupScore>) => {
+        if (raw.length !== candidates.length) {
+          return Effect.fail(`score_group returned ${raw.length} scores for ${candidates.length} candidates`)
+        }
+        const scores = raw.map((s) => typeof s === "number" ? { reward: s, metadata: null } : s)
+        const encoded = encodeScores(scores)
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(
+            `score_group returned invalid scores: ${ParseResult.TreeFormatter.formatErrorSync(encoded.left)}`
+          )
+        }
+        const items = encoded.right.map((s) =>
+          `{"reward":${floatJson(s.reward)},"metadata":${JSON.stringify(s.metadata ?? null)}}`
+        )
+        return Effect.succeed(`{"scores":[${items.join(",")}]}`)
+      }
+    )
+  })

@@ -1,0 +1,282 @@
+/**
+ * Sessions: created by `/create`, set up in the background, kept alive by `/ping` and session
+ * routes, and ended by `/delete`, by the idle reaper or by server shutdown.
+ *
+ * Each session owns a `Scope`. `setup` runs in it, so the finalizers `setup` registers are the
+ * session's teardown; ending a session first interrupts its running setup and tool calls, then
+ * closes the scope.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Conversation from "../../Conversation.js"
+import type * as Environment from "../../Environment.js"
+import * as Prompt from "../../Prompt.js"
+import type { AnyTool, Compiled } from "./compiled.js"
+import * as Errors from "./errors.js"
+import { Gate } from "./gate.js"
+import { fail, HttpFailure } from "./http.js"
+
+/**
+ * Settings the session routes need.
+ *
+ * @internal
+ */
+export interface Config {
+  readonly idleTimeout: number
+  readonly setupWaitTimeout: number
+  readonly returnErrors: Errors.Mode
+}
+
+/**
+ * @internal
+ */
+export class Record {
+  status: "starting" | "ready" | "failed" | "closed" = "starting"
+  session: Environment.Session<unknown, unknown> | undefined = undefined
+  setupFiber: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+  /** Set once a call returns `finished: true`; later calls are refused. */
+  finished = false
+  readonly running = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+  readonly ready = Deferred.unsafeMake<void, HttpFailure>(FiberId.none)
+  readonly locks = new Map<string, Effect.Semaphore>()
+  readonly gate = new Gate()
+  taskTools: ReadonlyArray<AnyTool> | undefined = undefined
+  promptBody: string | undefined = undefined
+  messagesBody: string | undefined = undefined
+
+  constructor(
+    readonly sid: string,
+    readonly compiled: Compiled,
+    readonly info: Environment.SessionInfo<unknown>,
+    readonly redact: Errors.Redact,
+    readonly scope: Scope.CloseableScope,
+    public lastSeen: number
+  ) {}
+
+  lock(tool: string): Effect.Semaphore {
+    let lock = this.locks.get(tool)
+    if (lock === undefined) {
+      lock = Effect.unsafeMakeSemaphore(1)
+      this.locks.set(tool, lock)
+    }
+    return lock
+  }
+}
+
+const notFound = fail(404, "Active environment not found")
+const deleted = fail(410, "Session deleted")
+const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
+
+const encodePrompt = Schema.encodeEither(Prompt.Prompt)
+const encodeConversation = Schema.encodeEither(Conversation.Conversation)
+
+/**
+ * @internal
+ */
+export class Sessions {
+  readonly records = new Map<string, Record>()
+
+  constructor(readonly config: Config) {}
+
+  /** Map a failure of environment code to a 500, logging it. */
+  userFailure(record: Record | undefined, what: string) {
+    return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, HttpFailure, R> =>
+      Effect.catchAllCause(self, (cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+        const redact = record?.redact ?? Errors.noRedaction
+        return Effect.zipRight(
+          Effect.logWarning(`${what} failed`, Errors.message(cause, redact)).pipe(
+            Effect.annotateLogs({ session: record?.sid ?? "", environment: record?.compiled.key ?? "" })
+          ),
+          Effect.fail(fail(500, Errors.detail(cause, this.config.returnErrors, redact)))
+        )
+      })
+  }
+
+  /** Create a session and start its setup in the background. */
+  create(
+    sid: string,
+    compiled: Compiled,
+    info: Environment.SessionInfo<unknown>,
+    redact: Errors.Redact
+  ): Effect.Effect<void, never, unknown> {
+    return Effect.gen(this, function*() {
+      const now = yield* Clock.currentTimeMillis
+      const scope = yield* Scope.make()
+      const record = new Record(sid, compiled, info, redact, scope, now)
+      this.records.set(sid, record)
+      const setup = (compiled.env.setup(info) as Effect.Effect<unknown, unknown, unknown>).pipe(
+        Scope.extend(scope),
+        Effect.onExit((exit) => this.settle(record, exit))
+      )
+      record.setupFiber = yield* Effect.forkDaemon(setup)
+      yield* Effect.logDebug("session created").pipe(Effect.annotateLogs({ session: sid, environment: compiled.key }))
+    })
+  }
+
+  private settle(record: Record, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      record.setupFiber = undefined
+      if (record.status !== "starting") return Effect.void
+      if (Exit.isSuccess(exit)) {
+        record.session = { ...record.info, state: exit.value }
+        record.status = "ready"
+        return Deferred.succeed(record.ready, undefined)
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
+      record.status = "failed"
+      const failure = fail(500, Errors.detail(exit.cause, this.config.returnErrors, record.redact))
+      return Deferred.fail(record.ready, failure).pipe(
+        Effect.zipRight(
+          Effect.logWarning("setup failed", Errors.message(exit.cause, record.redact)).pipe(
+            Effect.annotateLogs({ session: record.sid, environment: record.compiled.key })
+          )
+        )
+      )
+    })
+  }
+
+  private touch(sid: string): Effect.Effect<Record, HttpFailure> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const record = this.records.get(sid)
+      if (record === undefined) return Effect.fail(notFound)
+      record.lastSeen = now
+      return Effect.succeed(record)
+    })
+  }
+
+  /** `/ping`: the session exists; its idle clock restarts. */
+  ping(sid: string): Effect.Effect<void, HttpFailure> {
+    return Effect.asVoid(this.touch(sid))
+  }
+
+  /** A session that exists and whose setup has not failed, ready or not (`/task_tools`). */
+  existing(sid: string): Effect.Effect<Record, HttpFailure> {
+    return Effect.flatMap(
+      this.touch(sid),
+      (record) =>
+        record.status === "failed"
+          ? Effect.flatMap(Deferred.await(record.ready), () => Effect.succeed(record))
+          : Effect.succeed(record)
+    )
+  }
+
+  /** A session whose setup has finished; waits for it (bounded), as `/call`, `/prompt`, `/messages` do. */
+  ready(sid: string): Effect.Effect<Record, HttpFailure> {
+    return Effect.flatMap(this.touch(sid), (record) => {
+      if (record.status === "ready") return Effect.succeed(record)
+      return Deferred.await(record.ready).pipe(
+        Effect.timeoutFail({ duration: this.config.setupWaitTimeout, onTimeout: () => starting }),
+        Effect.as(record)
+      )
+    })
+  }
+
+  /** The session's task tools, computed once. */
+  taskTools(record: Record): Effect.Effect<ReadonlyArray<AnyTool>, HttpFailure, unknown> {
+    if (record.taskTools !== undefined) return Effect.succeed(record.taskTools)
+    const compute = record.compiled.env.taskTools
+    if (compute === undefined) return Effect.succeed(record.taskTools = [])
+    return (compute(record.info) as Effect.Effect<ReadonlyArray<AnyTool>, unknown, unknown>).pipe(
+      Effect.tap((tools) => Effect.sync(() => (record.taskTools = tools))),
+      this.userFailure(record, "taskTools")
+    )
+  }
+
+  /** The `/prompt` body, computed once per session. */
+  prompt(record: Record): Effect.Effect<string, HttpFailure, unknown> {
+    if (record.promptBody !== undefined) return Effect.succeed(record.promptBody)
+    const env = record.compiled.env
+    const session = record.session!
+    const prompt: Effect.Effect<Prompt.Prompt, unknown, unknown> = env.prompt !== undefined
+      ? env.prompt(session)
+      : Effect.map(env.messages!(session) as Effect.Effect<Conversation.Conversation, unknown>, Prompt.flatten)
+    return prompt.pipe(
+      Effect.flatMap((p) => encodePrompt(p)),
+      Effect.map((encoded) => (record.promptBody = JSON.stringify(encoded))),
+      this.userFailure(record, "prompt")
+    )
+  }
+
+  /** The `/messages` body, computed once per session. */
+  messages(record: Record): Effect.Effect<string, HttpFailure, unknown> {
+    if (record.messagesBody !== undefined) return Effect.succeed(record.messagesBody)
+    const env = record.compiled.env
+    const session = record.session!
+    const messages: Effect.Effect<Conversation.Conversation, unknown, unknown> = env.messages !== undefined
+      ? env.messages(session)
+      : Effect.map(env.prompt!(session) as Effect.Effect<Prompt.Prompt, unknown>, Prompt.toConversation)
+    return messages.pipe(
+      Effect.flatMap((c) => encodeConversation(c)),
+      Effect.map((encoded) => (record.messagesBody = JSON.stringify(encoded))),
+      this.userFailure(record, "messages")
+    )
+  }
+
+  /** Track a fiber running on behalf of the session, so ending the session interrupts it. */
+  track(record: Record, fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
+    if (record.status === "closed") {
+      fiber.unsafeInterruptAsFork(FiberId.none)
+      return
+    }
+    record.running.add(fiber)
+    fiber.addObserver(() => record.running.delete(fiber))
+  }
+
+  /** End a session: refuse waiters (410), interrupt its work, close its scope (teardown). */
+  delete(sid: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const record = this.records.get(sid)
+      if (record === undefined) return Effect.void
+      this.records.delete(sid)
+      record.status = "closed"
+      const fibers = [...record.running]
+      if (record.setupFiber !== undefined) fibers.push(record.setupFiber)
+      return Deferred.fail(record.ready, deleted).pipe(
+        Effect.zipRight(Fiber.interruptAll(fibers)),
+        Effect.zipRight(Scope.close(record.scope, Exit.void)),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("teardown failed", Errors.message(cause, record.redact)).pipe(
+            Effect.annotateLogs({ session: sid, environment: record.compiled.key })
+          )
+        ),
+        Effect.zipRight(
+          Effect.logDebug("session deleted").pipe(
+            Effect.annotateLogs({ session: sid, environment: record.compiled.key })
+          )
+        ),
+        Effect.uninterruptible
+      )
+    })
+  }
+
+  /** End every session idle for longer than the idle timeout. */
+  reap(): Effect.Effect<void> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const stale = [...this.records.values()].filter((r) => now - r.lastSeen > this.config.idleTimeout)
+      return Effect.forEach(stale, (r) => this.delete(r.sid), { concurrency: "unbounded", discard: true })
+    })
+  }
+
+  /** End every session (server shutdown). */
+  deleteAll(): Effect.Effect<void> {
+    return Effect.forEach([...this.records.keys()], (sid) => this.delete(sid), {
+      concurrency: "unbounded",
+      discard: true
+    })
+  }
+}
+
+/**
+ * @internal
+ */
+export { HttpFailure }
