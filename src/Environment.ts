@@ -373,6 +373,7 @@ export type Options<Task, TaskEncoded, State, E, R> =
 
 const Proto = {
   pipe() {
+    // eslint-disable-next-line prefer-rest-params
     return pipeArguments(this, arguments)
   }
 }

@@ -173,6 +173,7 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>("openreward-e
 
 const Proto = {
   pipe() {
+    // eslint-disable-next-line prefer-rest-params
     return pipeArguments(this, arguments)
   }
 }
