@@ -67,3 +67,45 @@ export * as Codec from "./Codec.js"
  * @since 0.1.0
  */
 export * as Protocol from "./Protocol.js"
+
+/**
+ * The OpenAI Chat Completions format.
+ *
+ * @since 0.1.0
+ */
+export * as OpenAiFormat from "./OpenAiFormat.js"
+
+/**
+ * The OpenRouter format (Chat Completions with OpenRouter's reasoning fields).
+ *
+ * @since 0.1.0
+ */
+export * as OpenRouterFormat from "./OpenRouterFormat.js"
+
+/**
+ * The Anthropic Messages format.
+ *
+ * @since 0.1.0
+ */
+export * as AnthropicFormat from "./AnthropicFormat.js"
+
+/**
+ * The Google Gemini format.
+ *
+ * @since 0.1.0
+ */
+export * as GoogleFormat from "./GoogleFormat.js"
+
+/**
+ * Every format by name: encode, decode and convert at run time.
+ *
+ * @since 0.1.0
+ */
+export * as Format from "./Format.js"
+
+/**
+ * Tool lists in provider formats, with the reference's schema sanitizing.
+ *
+ * @since 0.1.0
+ */
+export * as ToolFormat from "./ToolFormat.js"
