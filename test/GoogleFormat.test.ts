@@ -902,6 +902,29 @@ describe("GoogleFormat.decode errors", () => {
     )
   })
 
+  it("input nested too deeply to decode, or cyclic: MalformedInput, not a stack overflow", () => {
+    const deep = JSON.parse(
+      `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":${"[".repeat(100_000)}${
+        "]".repeat(100_000)
+      }}}}]}]}`
+    )
+    const error = left(GoogleFormat.decode(deep))
+    assert.strictEqual(error._tag, "MalformedInput")
+    assert.deepStrictEqual(error.path.slice(0, 7), ["contents", 0, "parts", 0, "functionCall", "args", "a"])
+    assert.strictEqual(error.path.length, 513)
+    assert.include(
+      error.message,
+      "google: message 0, block 0: malformed input at $.contents[0].parts[0].functionCall.args.a[0][0]"
+    )
+    assert.include(error.message, ": nested more than 512 levels deep (or cyclic)")
+    const cyclic: { contents: Array<unknown> } = { contents: [] }
+    cyclic.contents.push({ parts: [{ functionResponse: { name: "f", response: cyclic } }] })
+    assert.strictEqual(left(GoogleFormat.decode(cyclic))._tag, "MalformedInput")
+    // what decoding does not read may nest as deeply as it likes
+    const tools = JSON.parse(`{"tools":${"[".repeat(100_000)}${"]".repeat(100_000)},"contents":[]}`)
+    assert.deepStrictEqual(right(GoogleFormat.decode(tools)), [])
+  })
+
   it("a field set in both spellings", () => {
     const error = left(GoogleFormat.decode({
       contents: [{

@@ -22,10 +22,14 @@ import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import * as Input from "./anthropicInput.js"
 import * as Wire from "./googleWire.js"
 
 type Path = ReadonlyArray<string | number>
 type DecodeError = ConversionError.DecodeError
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 // -----------------------------------------------------------------------------
 // errors
@@ -92,16 +96,42 @@ const describeIssue = (
   }
 }
 
-/** A parse error as `MalformedInput`, located in `contents[c].parts[p]` when it is inside one. */
-const fromParseError = (error: ParseResult.ParseError): ConversionError.MalformedInput => {
-  const { message, path } = describeIssue(error.issue, [])
+/** The content and part a path into the input points into (`contents[c].parts[p]`), if any. */
+const locate = (path: Path): Location => {
   const inContents = path[0] === "contents" ? path.slice(1) : path
   const c = inContents[0]
   const p = inContents[1] === "parts" ? inContents[2] : undefined
-  return malformed(path, message, {
-    ...(typeof c === "number" ? { messageIndex: c } : {}),
-    ...(typeof c === "number" && typeof p === "number" ? { blockIndex: p } : {})
-  })
+  if (typeof c !== "number") return {}
+  return typeof p === "number" ? { messageIndex: c, blockIndex: p } : { messageIndex: c }
+}
+
+/** A parse error as `MalformedInput` at its most specific place. */
+const fromParseError = (error: ParseResult.ParseError): ConversionError.MalformedInput => {
+  const { message, path } = describeIssue(error.issue, [])
+  return malformed(path, message, locate(path))
+}
+
+/**
+ * Schema decoding recurses once per level of nesting: input nested deeper than the guard allows (or
+ * cyclic) is reported before it is decoded. Only what decoding reads is walked.
+ */
+const nestedTooDeeply = (input: unknown): ConversionError.MalformedInput | undefined => {
+  let read: unknown = input
+  if (isRecord(input)) {
+    const config = input["config"]
+    read = {
+      contents: input["contents"],
+      system_instruction: input["system_instruction"],
+      systemInstruction: input["systemInstruction"],
+      config: isRecord(config)
+        ? { system_instruction: config["system_instruction"], systemInstruction: config["systemInstruction"] }
+        : config
+    }
+  }
+  const path = Input.tooDeep(read)
+  return path === undefined
+    ? undefined
+    : malformed(path, `nested more than ${Input.maxDepth} levels deep (or cyclic)`, locate(path))
 }
 
 // -----------------------------------------------------------------------------
@@ -151,10 +181,13 @@ type Data =
   | { readonly _tag: "function_response"; readonly key: string; readonly value: typeof Wire.FunctionResponse.Type }
   | { readonly _tag: "unsupported"; readonly key: string; readonly contentType: string; readonly reason: string }
 
+const fileDataReason = "it references a file by URI, and canonical images carry their bytes inline"
+
+/** The data fields of a part that have no canonical form, and why. */
 const unsupportedFields: ReadonlyArray<
   readonly [snake: keyof typeof Wire.Part.Type, camel: keyof typeof Wire.Part.Type, reason: string]
 > = [
-  ["file_data", "fileData", "it references a file by URI, and canonical images carry their bytes inline"],
+  ["file_data", "fileData", fileDataReason],
   ["executable_code", "executableCode", "it is code the model wrote for Gemini's code-execution tool"],
   ["code_execution_result", "codeExecutionResult", "it is the output of Gemini's code-execution tool"],
   ["tool_call", "toolCall", "it is a call to a Gemini server-side tool"],
@@ -321,7 +354,7 @@ const responseContent = (
             path: [...here, file.right.key],
             ...location,
             contentType: "file_data",
-            reason: unsupportedFields[0]![2]
+            reason: fileDataReason
           })
         )
       }
@@ -439,6 +472,8 @@ const decodePart = (
       }
       return Either.right([...signed, response])
     }
+    default:
+      return absurd(data)
   }
 }
 
@@ -572,9 +607,6 @@ type Draft =
 const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: number, p: number) =>
   Either.left(new ConversionError.MisplacedBlock({ path: at, messageIndex: c, blockIndex: p, role, blockType }))
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const decodeContents = Schema.decodeUnknownEither(Wire.Contents)
 const decodeRequest = Schema.decodeUnknownEither(Wire.Request)
 
@@ -614,6 +646,8 @@ const resolveSystem = (
 
 /** Decode a Gemini transcript: a request body or a bare `contents` array. */
 export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
+  const deep = nestedTooDeeply(input)
+  if (deep !== undefined) return Either.left(deep)
   let contents: ReadonlyArray<typeof Wire.Content.Type>
   let root: Path
   const messages: Array<Message.Message> = []
