@@ -731,6 +731,47 @@ describe("OpenAiFormat.decode errors", () => {
     assert.deepStrictEqual(error.path, [1, "content"])
   })
 
+  it("MalformedInput: input nested too deeply to decode, or cyclic, instead of a stack overflow", () => {
+    let deep: unknown = "leaf"
+    for (let i = 0; i < 10_000; i++) deep = { a: deep }
+    const error = left(OpenAiFormat.decode({
+      messages: [{
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: deep } }]
+      }]
+    }))
+    assert.strictEqual(error._tag, "MalformedInput")
+    if (error._tag !== "MalformedInput") return
+    assert.deepStrictEqual(error.path.slice(0, 7), ["messages", 0, "tool_calls", 0, "function", "arguments", "a"])
+    assert.strictEqual(error.path.length, 514)
+    assert.strictEqual(error.messageIndex, 0)
+    assert.strictEqual(error.blockIndex, 0)
+    assert.strictEqual(error.reason, "nested more than 512 levels deep (or cyclic)")
+    const cyclic: Record<string, unknown> = { type: "text" }
+    cyclic["text"] = cyclic
+    const cycle = left(OpenAiFormat.decode([{ role: "user", content: [cyclic] }]))
+    assert.strictEqual(cycle._tag, "MalformedInput")
+    assert.deepStrictEqual(cycle.path.slice(0, 5), [0, "content", 0, "text", "text"])
+    // JSON text nested as deep becomes InvalidToolArguments, with the text kept
+    const text = "{\"a\": ".repeat(600) + "1" + "}".repeat(600)
+    const tooDeep = left(OpenAiFormat.decode([{
+      role: "assistant",
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: text } }]
+    }]))
+    assert.strictEqual(tooDeep._tag, "InvalidToolArguments")
+    if (tooDeep._tag === "InvalidToolArguments") {
+      assert.strictEqual(tooDeep.raw, text)
+      assert.strictEqual(tooDeep.reason, "nested more than 512 levels deep")
+    }
+    // nesting a transcript really has is fine
+    const fine = "{\"a\": ".repeat(100) + "1" + "}".repeat(100)
+    assert.isTrue(Either.isRight(OpenAiFormat.decode([{
+      role: "assistant",
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: fine } }]
+    }])))
+  })
+
   it("UnsupportedContent: an image by URL, or a data URL that is not base64", () => {
     const reason =
       "only a base64 data URL (data:<mime>;base64,<data>) has a canonical form; fetch the image and inline it"

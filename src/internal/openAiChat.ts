@@ -17,6 +17,7 @@ import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import { maxDepth, tooDeep } from "./anthropicInput.js"
 import { dumps } from "./pythonJson.js"
 
 /** The formats that speak Chat Completions. */
@@ -535,6 +536,25 @@ const decodeMessages = Schema.decodeUnknownEither(Schema.Array(InputMessage), { 
 
 const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
 
+/** A `MalformedInput` at `path`, which starts with `prefix` (where the message list sits). */
+const malformedAt = (
+  format: Format,
+  path: ConversionError.Path,
+  prefix: ConversionError.Path,
+  reason: string
+): ConversionError.MalformedInput => {
+  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
+  return new ConversionError.MalformedInput({
+    format,
+    path,
+    reason,
+    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
+    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
+      ? { blockIndex }
+      : {})
+  })
+}
+
 /**
  * The deepest issue of a parse error (the first one on a tie) as a `MalformedInput`: a failed
  * union reports every member it tried, and the member matching the input's shape fails deepest.
@@ -549,17 +569,7 @@ const malformed = (
     const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== "symbol")]
     if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
   }
-  const path = best?.path ?? prefix
-  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
-  return new ConversionError.MalformedInput({
-    format,
-    path,
-    reason: best?.message ?? "malformed input",
-    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
-    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
-      ? { blockIndex }
-      : {})
-  })
+  return malformedAt(format, best?.path ?? prefix, prefix, best?.message ?? "malformed input")
 }
 
 interface Where {
@@ -689,6 +699,8 @@ const parseArguments = (
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return invalidArguments(where, raw, `expected a JSON object, actual ${describe(parsed)}`)
   }
+  // the rest of the conversation is limited to this depth too (see `decode`)
+  if (tooDeep(parsed) !== undefined) return invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
   return isJsonObject(parsed)
     ? Either.right(parsed)
     : invalidArguments(where, raw, "a number is too large to represent")
@@ -877,6 +889,14 @@ export const decode = (
           isRecord(input) ? "an object without messages" : describe(input)
         }`
       })
+    )
+  }
+  // Decoding recurses once per level of nesting: input nested deeper than any transcript (or cyclic)
+  // is reported before it can overflow the stack. Only what is read is walked.
+  const deep = tooDeep(messages)
+  if (deep !== undefined) {
+    return Either.left(
+      malformedAt(format, [...prefix, ...deep], prefix, `nested more than ${maxDepth} levels deep (or cyclic)`)
     )
   }
   const decoded = decodeMessages(messages)
