@@ -1,0 +1,292 @@
+/**
+ * Everything the OpenReward client can fail with, as one closed union of tagged errors.
+ *
+ * | error               | meaning                                                                              |
+ * | ------------------- | ------------------------------------------------------------------------------------ |
+ * | `HttpError`         | the server answered with an error status (after retries, where retrying applies)     |
+ * | `TransportError`    | the connection failed or was lost, and retrying did not help or was not safe         |
+ * | `MalformedResponse` | the server's answer does not follow the protocol                                     |
+ * | `ToolCallError`     | the server refused a tool call (unknown tool, bad input, episode finished); the session lives on |
+ * | `ToolFailed`        | the tool ran and raised; the session is now terminated, as the reference SDK does    |
+ * | `SessionTerminated` | the session is gone: a tool failed, pings failed, or the server answered 410         |
+ * | `ConversionFailed`  | the conversation or tool list has no form in the requested provider format           |
+ *
+ * Each method's error type names the members it can produce; match the whole union exhaustively:
+ *
+ * @example
+ * ```ts
+ * import * as Match from "effect/Match"
+ * import * as ClientError from "openreward-effect/ClientError"
+ *
+ * const advice = Match.type<ClientError.ClientError>().pipe(
+ *   Match.tagsExhaustive({
+ *     HttpError: (e) => (e.status >= 500 ? "retry later" : `fix the request: ${e.detail}`),
+ *     TransportError: () => "check the network",
+ *     MalformedResponse: (e) => `server bug at ${e.url}`,
+ *     ToolCallError: (e) => `tell the model: ${e.detail}`,
+ *     ToolFailed: () => "end the rollout",
+ *     SessionTerminated: () => "start a new session",
+ *     ConversionFailed: (e) => `pick another format: ${e.error.message}`
+ *   })
+ * )
+ * console.log(advice(new ClientError.SessionTerminated({ sid: "s1", reason: "ping failed" })))
+ * ```
+ *
+ * Every error is a `Schema.TaggedError`, so the union encodes to JSON and back with
+ * {@link ClientError}.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as ConversionError from "./ConversionError.js"
+
+const TypeIdKey = "~openreward-effect/ClientError"
+
+/**
+ * @category symbols
+ * @since 0.1.0
+ */
+export const TypeId: typeof TypeIdKey = TypeIdKey
+
+/**
+ * @category symbols
+ * @since 0.1.0
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * The server answered with an error status. `detail` is the server's `{"detail": ...}` text (JSON
+ * text when the detail is not a string, such as a 422's validation errors), or the raw body.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class HttpError extends Schema.TaggedError<HttpError>("openreward-effect/ClientError/HttpError")("HttpError", {
+  method: Schema.String,
+  url: Schema.String,
+  status: Schema.Number,
+  detail: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.method} ${this.url}: HTTP ${this.status}: ${this.detail}`
+  }
+}
+
+/**
+ * The request could not be sent, or the connection was lost, and retrying did not help (`retries`
+ * retries were made) or was not safe (a `/call` lost before the server acknowledged it is not sent
+ * again, so the tool cannot run twice).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class TransportError extends Schema.TaggedError<TransportError>(
+  "openreward-effect/ClientError/TransportError"
+)("TransportError", {
+  method: Schema.String,
+  url: Schema.String,
+  reason: Schema.String,
+  retries: Schema.Number
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const retried = this.retries === 0 ? "" : ` (after ${this.retries} ${this.retries === 1 ? "retry" : "retries"})`
+    return `${this.method} ${this.url}: ${this.reason}${retried}`
+  }
+}
+
+/**
+ * The server's answer does not follow the protocol: not JSON, or JSON of the wrong shape. `path`
+ * points into the response body.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MalformedResponse extends Schema.TaggedError<MalformedResponse>(
+  "openreward-effect/ClientError/MalformedResponse"
+)("MalformedResponse", {
+  method: Schema.String,
+  url: Schema.String,
+  path: ConversionError.Path,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const at = this.path.length === 0 ? "" : ` at ${JSON.stringify(this.path)}`
+    return `${this.method} ${this.url}: malformed response${at}: ${this.reason}`
+  }
+}
+
+/**
+ * Why the server refused a tool call. Servers before the `reason` field are read by their error
+ * text, as the reference SDK does; `bad_input_shape` is the client's own check that the input is a
+ * JSON object.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ToolCallErrorReason = Schema.Literal(
+  "not_found",
+  "name_collision",
+  "input_validation",
+  "bad_input_shape",
+  "episode_finished"
+)
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ToolCallErrorReason = typeof ToolCallErrorReason.Type
+
+/**
+ * The server refused a tool call (`{"ok": false, ...}`): the call was malformed or the episode is
+ * over. The tool did not run and the session is still usable; report `detail` to the model.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ToolCallError extends Schema.TaggedError<ToolCallError>("openreward-effect/ClientError/ToolCallError")(
+  "ToolCallError",
+  {
+    tool: Schema.String,
+    reason: ToolCallErrorReason,
+    detail: Schema.String
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `tool ${JSON.stringify(this.tool)}: ${this.reason}: ${this.detail}`
+  }
+}
+
+/**
+ * The tool ran and raised (the server's stream ended with an `error` event). The environment is
+ * in an unknown state, so the session is terminated: later calls fail with
+ * {@link SessionTerminated}.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ToolFailed extends Schema.TaggedError<ToolFailed>("openreward-effect/ClientError/ToolFailed")(
+  "ToolFailed",
+  {
+    tool: Schema.String,
+    sid: Schema.String,
+    detail: Schema.String
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `tool ${JSON.stringify(this.tool)} failed (sid=${this.sid}): ${this.detail}`
+  }
+}
+
+/**
+ * The session is gone or unusable: a tool failed, the keep-alive pings failed, or the server said
+ * the session was deleted (410). Start a new session.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SessionTerminated extends Schema.TaggedError<SessionTerminated>(
+  "openreward-effect/ClientError/SessionTerminated"
+)("SessionTerminated", {
+  sid: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `environment session terminated (sid=${this.sid}): ${this.reason}`
+  }
+}
+
+/**
+ * A conversation or tool list has no form in the requested format (for example reasoning for
+ * `google`, or an image inside a tool result for `openai`). `error` is the codec's own error.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ConversionFailed extends Schema.TaggedError<ConversionFailed>(
+  "openreward-effect/ClientError/ConversionFailed"
+)("ConversionFailed", {
+  error: ConversionError.ConversionError
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return this.error.message
+  }
+}
+
+/**
+ * What any request to an environment server can fail with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RequestError = HttpError | TransportError | MalformedResponse
+
+/**
+ * What any call on a session can fail with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SessionError = RequestError | SessionTerminated
+
+/**
+ * The closed union of every client error.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ClientError =
+  | HttpError
+  | TransportError
+  | MalformedResponse
+  | ToolCallError
+  | ToolFailed
+  | SessionTerminated
+  | ConversionFailed
+
+/**
+ * Schema of the union, for sending errors over the wire.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ClientError = Schema.Union(
+  HttpError,
+  TransportError,
+  MalformedResponse,
+  ToolCallError,
+  ToolFailed,
+  SessionTerminated,
+  ConversionFailed
+)
+
+/**
+ * Every tag of the union.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const tags: ReadonlyArray<ClientError["_tag"]> = [
+  "HttpError",
+  "TransportError",
+  "MalformedResponse",
+  "ToolCallError",
+  "ToolFailed",
+  "SessionTerminated",
+  "ConversionFailed"
+]
+
+/**
+ * Is `u` one of the client's errors?
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isClientError = (u: unknown): u is ClientError => typeof u === "object" && u !== null && TypeId in u

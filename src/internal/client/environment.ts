@@ -1,0 +1,547 @@
+/**
+ * Environment handles and sessions: the reference SDK's `AsyncEnvironment` and `AsyncSession`
+ * (`openreward/api/environments/client.py`, `openreward/api/_session/*`) as Effect code.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Block from "../../Block.js"
+import type * as Client from "../../Client.js"
+import * as ClientError from "../../ClientError.js"
+import * as Conversation from "../../Conversation.js"
+import type * as ConversionError from "../../ConversionError.js"
+import * as Format from "../../Format.js"
+import * as Json from "../../Json.js"
+import * as Prompt from "../../Prompt.js"
+import * as Protocol from "../../Protocol.js"
+import type * as Provider from "../../Provider.js"
+import * as ToolFormat from "../../ToolFormat.js"
+import type * as Retry from "./retry.js"
+import * as Secrets from "./secrets.js"
+import * as Transport from "./transport.js"
+
+/** Everything the client was configured with. */
+export interface Settings {
+  readonly transport: Transport.Config
+  readonly baseUrl: string
+  readonly apiUrl: string | undefined
+  readonly serviceUrls: ReadonlyArray<string>
+  readonly pingInterval: Duration.Duration
+  readonly maxPingFailures: number
+  readonly createTimeout: Duration.Duration
+  readonly policies: {
+    readonly requests: Retry.Policy
+    readonly sessions: Retry.Policy
+    readonly calls: Retry.Policy
+  }
+}
+
+export const trimUrl = (url: string): string => url.replace(/\/+$/, "")
+
+// -----------------------------------------------------------------------------
+// response bodies
+// -----------------------------------------------------------------------------
+
+const malformed = (request: Transport.Request, path: ConversionError.Path, reason: string) =>
+  new ClientError.MalformedResponse({ method: request.method, url: request.url, path, reason })
+
+const fromParseError = (request: Transport.Request, error: ParseResult.ParseError) => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const path = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol")
+  return malformed(request, path, issue?.message ?? error.message)
+}
+
+/** Decode a response body, or fail with `MalformedResponse` pointing into it. */
+const decodeBody = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
+  return (request: Transport.Request) => (body: unknown): Either.Either<A, ClientError.MalformedResponse> =>
+    Either.mapLeft(decode(body), (e) => fromParseError(request, e))
+}
+
+const fromMalformedInput = (
+  request: Transport.Request,
+  prefix: ConversionError.Path,
+  error: ConversionError.ConversionError
+) => malformed(request, [...prefix, ...error.path], error.message)
+
+const decodeSplits = decodeBody(Schema.Array(Protocol.Split))
+const decodeTasks = decodeBody(
+  Schema.Struct({ tasks: Schema.Array(Json.JsonObject), env_name: Schema.optional(Schema.String) })
+)
+const decodeTask = decodeBody(Schema.Struct({ task: Json.JsonObject, env_name: Schema.optional(Schema.String) }))
+const decodeNumTasks = decodeBody(Schema.Struct({ num_tasks: Schema.Int }))
+const decodeToolList = decodeBody(Protocol.ListToolsOutput)
+const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
+
+const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
+
+const decodeRunToolOutput = decodeBody(Schema.Union(
+  Schema.Struct({
+    ok: Schema.Literal(true),
+    output: Schema.Struct({
+      blocks: Schema.Array(Schema.Unknown),
+      metadata: optionalNull(Json.JsonObject),
+      reward: optionalNull(Schema.Number),
+      finished: Schema.optionalWith(Schema.Boolean, { default: () => false, exact: true })
+    })
+  }),
+  Schema.Struct({ ok: Schema.Literal(false), error: Schema.String, reason: optionalNull(Schema.String) })
+))
+
+const reasons: ReadonlySet<string> = new Set(ClientError.ToolCallErrorReason.literals)
+
+/** The refusal reason: the server's, or read from its text for servers that do not send one. */
+const refusalReason = (reason: string | null, error: string): ClientError.ToolCallErrorReason => {
+  if (reason !== null && reasons.has(reason)) return reason as ClientError.ToolCallErrorReason
+  if (error.startsWith("Tool name collision")) return "name_collision"
+  if (error.startsWith("Tool input validation error")) return "input_validation"
+  return "not_found"
+}
+
+const typeName = (u: unknown): string =>
+  u === null
+    ? "null"
+    : Array.isArray(u)
+    ? "array"
+    : typeof u === "object"
+    ? (u.constructor?.name ?? "object")
+    : typeof u
+
+const isPlainObject = (u: unknown): u is Json.JsonObject =>
+  typeof u === "object" && u !== null && !Array.isArray(u) &&
+  (Object.getPrototypeOf(u) === Object.prototype || Object.getPrototypeOf(u) === null)
+
+const logSkipped = (what: string, skipped: ReadonlyArray<{ readonly blockType: string }>) =>
+  skipped.length === 0 ? Effect.void : Effect.logWarning(
+    `skipped ${skipped.length} block(s) of unknown type in ${what}: ${
+      [...new Set(skipped.map((s) => s.blockType))].join(", ")
+    }`
+  )
+
+// -----------------------------------------------------------------------------
+// environment
+// -----------------------------------------------------------------------------
+
+const isTaskIndex = (source: Client.Task | Client.TaskIndex): source is Client.TaskIndex =>
+  "split" in source && "index" in source && !("spec" in source)
+
+export const makeEnvironment = (
+  settings: Settings,
+  name: string,
+  options: Client.EnvironmentOptions | undefined
+): Client.Environment => {
+  const config = settings.transport
+  const baseUrl = trimUrl(options?.baseUrl ?? settings.baseUrl)
+  const slash = name.indexOf("/")
+  const namespace = slash === -1 ? undefined : name.slice(0, slash)
+  const envName = slash === -1 ? name : name.slice(slash + 1)
+  const deployment = namespace === undefined ? envName : `${namespace}/${envName}`
+  const variant = options?.variant
+  const url = (path: string) => `${baseUrl}${path}`
+  const envUrl = (path: string) => url(variant === undefined ? path : `/${variant}${path}`)
+
+  const createSid = (
+    headers: Transport.Request["headers"],
+    body: Transport.Request["body"],
+    timeout: Duration.Duration | undefined
+  ) => {
+    const request: Transport.Request = { method: "POST", url: url("/create_session"), deployment, body, headers }
+    return Transport.stream(config, request, settings.policies.sessions, {
+      resume: false,
+      resumableOnly: false,
+      timeout
+    })
+      .pipe(
+        Effect.catchTag("Remote", (remote) =>
+          Effect.fail(
+            new ClientError.TransportError({
+              method: request.method,
+              url: request.url,
+              reason: `the server could not create a session: ${remote.detail}`,
+              retries: 0
+            })
+          )),
+        Effect.flatMap(({ taskId, value }) => {
+          // Local servers name the session in the `task_id` event; the platform may answer `{"sid"}`.
+          const fromBody = decodeSid(request)(value)
+          if (Either.isRight(fromBody)) return Effect.succeed(fromBody.right.sid)
+          return taskId === undefined || taskId === ""
+            ? Effect.fail(
+              malformed(request, [], "no session id: neither a task_id event nor {\"sid\"} in the end data")
+            )
+            : Effect.succeed(taskId)
+        })
+      )
+  }
+
+  const deleteSid = (sid: string) =>
+    Effect.ignore(
+      Transport.request(
+        config,
+        { method: "POST", url: url("/delete_session"), sid },
+        settings.policies.requests,
+        "none"
+      )
+    )
+
+  /** Run `f` with a throw-away session id, as the reference does for environment-level calls. */
+  const withSid = <A, E>(f: (sid: string) => Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(createSid(undefined, {}, undefined), f, deleteSid)
+
+  const call = <A>(
+    method: "GET" | "POST",
+    path: string,
+    body: Transport.Request["body"],
+    decode: (request: Transport.Request) => (json: unknown) => Either.Either<A, ClientError.MalformedResponse>
+  ) =>
+    withSid((sid) => {
+      const request: Transport.Request = { method, url: envUrl(path), sid, deployment, body }
+      return Effect.flatMap(
+        Transport.request(config, request, settings.policies.requests, "json"),
+        (json) => decode(request)(json)
+      )
+    })
+
+  const toTask = (environmentName: string | undefined) => (spec: Json.JsonObject): Client.Task => ({
+    serverName: envName,
+    environmentName: environmentName ?? variant ?? envName,
+    namespace: namespace ?? null,
+    spec
+  })
+
+  const environment: Client.Environment = {
+    name: envName,
+    namespace,
+    variant,
+    baseUrl,
+    deployment,
+    splits: call("GET", "/splits", undefined, decodeSplits),
+    tasks: (split) =>
+      Effect.map(call("POST", "/tasks", { split }, decodeTasks), (res) => res.tasks.map(toTask(res.env_name))),
+    numTasks: (split) => Effect.map(call("POST", "/num_tasks", { split }, decodeNumTasks), (res) => res.num_tasks),
+    task: (split, index) =>
+      Effect.map(call("POST", "/task", { split, index }, decodeTask), (res) => toTask(res.env_name)(res.task)),
+    taskRange: (split, range) =>
+      Effect.map(
+        call("POST", "/task_range", {
+          split,
+          ...(range?.start === undefined ? {} : { start: range.start }),
+          ...(range?.stop === undefined ? {} : { stop: range.stop })
+        }, decodeTasks),
+        (res) => res.tasks.map(toTask(res.env_name))
+      ),
+    listTools: ((options?: ToolsOptions) =>
+      Effect.flatMap(
+        call("GET", "/tools", undefined, decodeToolList),
+        (list) => formatTools(list.tools, options)
+      )) as Client.Environment["listTools"],
+    session: (source, sessionOptions) => makeSession(environment, source, sessionOptions)
+  }
+
+  // ---------------------------------------------------------------------------
+  // session
+  // ---------------------------------------------------------------------------
+
+  const secretsHeader = (secrets: Client.SessionOptions["secrets"]): string => {
+    const entries: Array<readonly [string, Secrets.Secret]> = Object.entries(secrets ?? {}).map((
+      [key, secret]
+    ) => [key, typeof secret === "string" ? { value: secret, allowedDomains: Secrets.domainsOf(key) } : secret])
+    // As the reference, the API key goes along so that the environment can call OpenReward services.
+    const domains = Secrets.apiKeyDomains(
+      [baseUrl, settings.apiUrl],
+      settings.serviceUrls.flatMap((u) => {
+        try {
+          return [new URL(u).hostname]
+        } catch {
+          return []
+        }
+      })
+    )
+    const key: Secrets.Secret = { value: config.apiKey, allowedDomains: domains }
+    return Secrets.header([
+      ...entries.filter(([k]) => k !== "api_key" && k !== "OPENREWARD_API_KEY"),
+      ["api_key", key],
+      ["OPENREWARD_API_KEY", key]
+    ])
+  }
+
+  const makeSession = (
+    self: Client.Environment,
+    source: Client.Task | Client.TaskIndex,
+    options: Client.SessionOptions | undefined
+  ): Effect.Effect<Client.Session, ClientError.RequestError, Scope.Scope> =>
+    Effect.gen(function*() {
+      const creationHeaders = { "X-Secrets": secretsHeader(options?.secrets) }
+      const creationBody = options?.envOverrides === undefined ? {} : { env: { ...options.envOverrides } }
+      const sid = yield* Effect.acquireRelease(
+        createSid(creationHeaders, creationBody, settings.createTimeout),
+        deleteSid
+      )
+      const deleteEnvironment = Effect.ignore(
+        Transport.request(config, { method: "POST", url: url("/delete"), sid }, settings.policies.requests, "none")
+      )
+      const createBody = {
+        ...(isTaskIndex(source)
+          ? { split: source.split, index: source.index, ...(variant === undefined ? {} : { env_name: variant }) }
+          : { task_spec: source.spec, env_name: source.environmentName }),
+        ...(options?.toolset === undefined ? {} : { toolset_name: options.toolset })
+      }
+      yield* Effect.acquireRelease(
+        Transport.request(
+          config,
+          { method: "POST", url: url("/create"), sid, deployment, body: createBody, headers: creationHeaders },
+          settings.policies.requests,
+          "json"
+        ),
+        () => deleteEnvironment
+      )
+
+      const scope = yield* Effect.scope
+      const dead = yield* Deferred.make<never, ClientError.SessionTerminated>()
+      const terminate = (error: ClientError.SessionTerminated) =>
+        Effect.flatMap(Deferred.fail(dead, error), (first) =>
+          first
+            ? Effect.zipRight(
+              Effect.logWarning(error.message),
+              // Free the server's resources now rather than when the scope closes, as the reference does.
+              Effect.asVoid(Effect.forkIn(deleteEnvironment, scope))
+            )
+            : Effect.void)
+      const terminated = (reason: string) => new ClientError.SessionTerminated({ sid, reason })
+
+      /**
+       * Run a session call: fail at once when the session is terminated, interrupt it when the
+       * session terminates meanwhile, and terminate the session on a 410 or a failed tool.
+       */
+      const guard = <A, E extends ClientError.ClientError>(
+        effect: Effect.Effect<A, E>
+      ): Effect.Effect<A, E | ClientError.SessionTerminated> =>
+        Effect.flatMap(Deferred.isDone(dead), (done) =>
+          done ? Deferred.await(dead) : Effect.raceFirst(effect, Deferred.await(dead))).pipe(
+            Effect.catchIf(
+              (e): e is E & ClientError.HttpError =>
+                e._tag === "HttpError" && e.status === 410,
+              (e) => {
+                const error = terminated(`server returned 410: ${e.detail}`)
+                return Effect.zipRight(terminate(error), Effect.fail(error))
+              }
+            ),
+            Effect.tapError((e) => e._tag === "ToolFailed" ? terminate(terminated(e.detail)) : Effect.void)
+          )
+
+      const get = (path: string) => {
+        const request: Transport.Request = { method: "GET", url: envUrl(path), sid, deployment }
+        return Effect.map(
+          Transport.request(config, request, settings.policies.requests, "json"),
+          (json) => ({ request, json })
+        )
+      }
+      const notFound = (e: ClientError.RequestError): e is ClientError.HttpError =>
+        e._tag === "HttpError" && e.status === 404
+
+      const readPrompt = Effect.gen(function*() {
+        const { json, request } = yield* get("/prompt")
+        const decoded = Prompt.decodeLenient(json)
+        if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, [], decoded.left)
+        yield* logSkipped("the prompt", decoded.right.skipped)
+        return decoded.right
+      })
+
+      const hasMessages = yield* Ref.make(true)
+      const readMessages: Effect.Effect<Client.MessagesResult, ClientError.RequestError> = Effect.gen(function*() {
+        if (yield* Ref.get(hasMessages)) {
+          const served = yield* get("/messages").pipe(
+            Effect.map(Option.some),
+            // A server before reference 0.1.157 has no /messages route: fall back, and remember.
+            Effect.catchIf(notFound, () => Effect.as(Ref.set(hasMessages, false), Option.none()))
+          )
+          if (Option.isSome(served)) {
+            const { json, request } = served.value
+            const decoded = Conversation.decodeLenient(json)
+            if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, [], decoded.left)
+            yield* logSkipped("the messages", decoded.right.skipped)
+            return { ...decoded.right, source: "messages" as const }
+          }
+        }
+        const { prompt, skipped } = yield* readPrompt
+        return {
+          conversation: Prompt.toConversation(prompt),
+          source: "prompt" as const,
+          skipped: skipped.map((s) => ({
+            messageIndex: 0,
+            blockIndex: s.index,
+            path: [s.index],
+            blockType: s.blockType
+          }))
+        }
+      })
+
+      const hasTaskTools = yield* Ref.make(true)
+      const blockTypes = yield* Ref.make(Option.none<ReadonlyArray<string>>())
+      const readTools = Effect.gen(function*() {
+        const served = (yield* Ref.get(hasTaskTools))
+          ? yield* get("/task_tools").pipe(
+            Effect.map(Option.some),
+            // A server without per-session tool lists: use the environment's, and remember.
+            Effect.catchIf(notFound, () => Effect.as(Ref.set(hasTaskTools, false), Option.none()))
+          )
+          : Option.none()
+        const { json, request } = Option.isSome(served) ? served.value : yield* get("/tools")
+        const list = yield* decodeToolList(request)(json)
+        yield* Ref.set(blockTypes, Option.some(list.message_block_types ?? Block.legacyTypes))
+        return list
+      })
+
+      const getMessages = (options?: { readonly format?: Client.MessagesFormat }) =>
+        guard(Effect.flatMap(readMessages, ({ conversation }) => formatMessages(conversation, options?.format)))
+
+      const callTool = (name: string, input: Json.JsonObject = {}) =>
+        guard(Effect.gen(function*() {
+          if (!isPlainObject(input)) {
+            return yield* new ClientError.ToolCallError({
+              tool: name,
+              reason: "bad_input_shape",
+              detail: `Tool input must be a dictionary, got ${typeName(input)}`
+            })
+          }
+          const request: Transport.Request = {
+            method: "POST",
+            url: envUrl("/call"),
+            sid,
+            deployment,
+            body: { name, input }
+          }
+          const { value } = yield* Transport.stream(config, request, settings.policies.calls, {
+            resume: true,
+            resumableOnly: true
+          }).pipe(
+            Effect.catchTag("Remote", (remote) =>
+              Effect.fail(new ClientError.ToolFailed({ tool: name, sid, detail: remote.detail })))
+          )
+          const result = yield* decodeRunToolOutput(request)(value)
+          if (!result.ok) {
+            return yield* new ClientError.ToolCallError({
+              tool: name,
+              reason: refusalReason(result.reason, result.error),
+              detail: result.error
+            })
+          }
+          const blocks = Prompt.decodeLenient(result.output.blocks)
+          if (Either.isLeft(blocks)) {
+            return yield* fromMalformedInput(request, ["output", "blocks"], blocks.left)
+          }
+          yield* logSkipped(`the output of tool ${JSON.stringify(name)}`, blocks.right.skipped)
+          const output: Protocol.ToolOutput = {
+            blocks: blocks.right.prompt,
+            metadata: result.output.metadata,
+            reward: result.output.reward,
+            finished: result.output.finished
+          }
+          return output
+        }))
+
+      const session: Client.Session = {
+        sid,
+        environment: self,
+        source,
+        getPrompt: guard(Effect.map(readPrompt, (r) => r.prompt)),
+        getMessages: getMessages as Client.Session["getMessages"],
+        readMessages: guard(readMessages),
+        listTools: ((options?: ToolsOptions) =>
+          guard(Effect.flatMap(readTools, (list) =>
+            formatTools(list.tools, options)))) as Client.Session["listTools"],
+        messageBlockTypes: guard(
+          Effect.flatMap(Ref.get(blockTypes), (cached) =>
+            Option.isSome(cached)
+              ? Effect.succeed(cached.value)
+              : Effect.map(readTools, (list) => list.message_block_types ?? Block.legacyTypes))
+        ),
+        callTool,
+        terminated: Effect.flatMap(
+          Deferred.poll(dead),
+          Option.match({
+            onNone: () => Effect.succeedNone,
+            onSome: (result) => Effect.map(Effect.flip(result), Option.some)
+          })
+        )
+      }
+
+      // Keep the session alive: a ping every interval (start to start). A 410 terminates the session
+      // at once; otherwise it takes `maxPingFailures` failures in a row (each one already retried).
+      const failures = yield* Ref.make(0)
+      const ping = Transport.request(
+        config,
+        { method: "POST", url: url("/ping"), sid, deployment },
+        settings.policies.requests,
+        "none"
+      ).pipe(
+        Effect.timeoutFail({
+          duration: "30 seconds",
+          onTimeout: () =>
+            new ClientError.TransportError({ method: "POST", url: url("/ping"), reason: "timed out", retries: 0 })
+        }),
+        Effect.matchEffect({
+          onSuccess: () => Effect.as(Ref.set(failures, 0), false),
+          onFailure: (error) =>
+            error._tag === "HttpError" && error.status === 410
+              ? Effect.as(terminate(terminated(`ping: server returned 410: ${error.detail}`)), true)
+              : Effect.flatMap(Ref.updateAndGet(failures, (n) => n + 1), (n) =>
+                n >= settings.maxPingFailures
+                  ? Effect.as(terminate(terminated(`${n} consecutive ping failures: ${error.message}`)), true)
+                  : Effect.as(
+                    Effect.logWarning(`ping failed (${n}/${settings.maxPingFailures}): ${error.message}`),
+                    false
+                  ))
+        })
+      )
+      yield* Effect.forkScoped(Effect.repeat(ping, {
+        schedule: Schedule.fixed(settings.pingInterval),
+        until: (stop) => stop
+      }))
+
+      return session
+    }).pipe(Effect.annotateLogs({ environment: deployment }))
+
+  return environment
+}
+
+// -----------------------------------------------------------------------------
+// formats
+// -----------------------------------------------------------------------------
+
+interface ToolsOptions extends ToolFormat.Options {
+  readonly format?: Client.ToolsFormat
+}
+
+const formatTools = (
+  tools: ReadonlyArray<Protocol.ToolSpec>,
+  options: ToolsOptions | undefined
+): Effect.Effect<ReadonlyArray<unknown>, ClientError.ConversionFailed> => {
+  const format = options?.format ?? "none"
+  if (format === "none") return Effect.succeed(tools)
+  return Either.match(ToolFormat.convert(tools, format, options), {
+    onLeft: (error) => Effect.fail(new ClientError.ConversionFailed({ error })),
+    onRight: Effect.succeed
+  })
+}
+
+const formatMessages = (
+  conversation: Conversation.Conversation,
+  format: Client.MessagesFormat | undefined
+): Effect.Effect<unknown, ClientError.ConversionFailed> => {
+  if (format === undefined || format === "none") return Effect.succeed(conversation)
+  return Either.match(Format.encode(format as Provider.Provider, conversation), {
+    onLeft: (error) => Effect.fail(new ClientError.ConversionFailed({ error })),
+    onRight: Effect.succeed
+  })
+}

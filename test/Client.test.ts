@@ -1,0 +1,1000 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as Block from "openreward-effect/Block"
+import * as Client from "openreward-effect/Client"
+import * as ClientError from "openreward-effect/ClientError"
+import * as Conversation from "openreward-effect/Conversation"
+import * as Format from "openreward-effect/Format"
+import * as Message from "openreward-effect/Message"
+import * as Prompt from "openreward-effect/Prompt"
+import * as Provider from "openreward-effect/Provider"
+import * as ToolFormat from "openreward-effect/ToolFormat"
+import { dialogueMessages, FakeServer, httpClient, plainPrompt, serveNode, tools } from "./client/FakeServer.js"
+
+// -----------------------------------------------------------------------------
+// helpers
+// -----------------------------------------------------------------------------
+
+const BASE = "http://fake.test"
+
+/** A client on a fresh fake server, in memory. */
+const setup = (options?: Client.Options) => {
+  const server = new FakeServer()
+  const layer = Client.layer({ baseUrl: BASE, apiKey: "key-1", ...options }).pipe(
+    Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient(server)))
+  )
+  const run = <A, E>(f: (client: Client.Service) => Effect.Effect<A, E>) =>
+    Effect.provide(Effect.flatMap(Client.Client, f), layer)
+  return { server, run }
+}
+
+/** Let the event loop run, so that in-memory responses and fibers make progress. */
+const flush = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 0))).pipe(Effect.repeatN(3))
+
+/** Move the test clock forward in small steps, letting the event loop run between them. */
+const advance = (duration: Duration.DurationInput, step = 100) =>
+  Effect.gen(function*() {
+    const total = Duration.toMillis(Duration.decode(duration))
+    for (let t = 0; t < total; t += step) {
+      yield* flush
+      yield* TestClock.adjust(Math.min(step, total - t))
+    }
+    yield* flush
+  })
+
+const paths = (server: FakeServer) => server.log.map((r) => `${r.method} ${r.path}`)
+
+const failure = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) assert.fail("expected a failure")
+  const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  if (error === undefined) assert.fail(`expected a typed failure, got ${String(exit.cause)}`)
+  return error
+}
+
+const dialogue = Conversation.decodeLenient(dialogueMessages)
+const dialogueConversation = Either.getOrThrow(dialogue).conversation
+const plainConversation = Prompt.toConversation(Either.getOrThrow(Prompt.decodeLenient(plainPrompt)).prompt)
+
+// -----------------------------------------------------------------------------
+// environment
+// -----------------------------------------------------------------------------
+
+describe("Environment", () => {
+  it.effect("splits, tasks, numTasks, task and taskRange each use a throw-away session id", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("acme/dialogue")
+        assert.deepStrictEqual(yield* env.splits, [{ name: "train", type: "train" }, { name: "test", type: "test" }])
+        const tasks = yield* env.tasks("train")
+        assert.strictEqual(tasks.length, 3)
+        assert.deepStrictEqual(tasks[0], {
+          serverName: "dialogue",
+          environmentName: "dialogue",
+          namespace: "acme",
+          spec: { id: "t0", question: "2+2" }
+        })
+        assert.strictEqual(yield* env.numTasks("train"), 3)
+        assert.deepStrictEqual((yield* env.task("train", -1)).spec, { id: "t2" })
+        assert.deepStrictEqual((yield* env.taskRange("train", { start: 1 })).map((t) => t.spec.id), ["t1", "t2"])
+        assert.deepStrictEqual((yield* env.taskRange("train", { stop: 1 })).map((t) => t.spec.id), ["t0"])
+
+        // Every call opened a session id and released it.
+        assert.strictEqual(server.requests("POST", "/create_session").length, 6)
+        assert.strictEqual(server.requests("POST", "/delete_session").length, 6)
+        // Bare paths: the server redirects them (308) to its default environment, method and body kept.
+        const tasksCall = server.requests("POST", "/dialogue/tasks")
+        assert.strictEqual(server.requests("POST", "/tasks").length, 1)
+        assert.deepStrictEqual(tasksCall[0]?.body, { split: "train" })
+        assert.strictEqual(tasksCall[0]?.headers["x-deployment"], "acme/dialogue")
+        assert.strictEqual(tasksCall[0]?.headers["x-api-key"], "key-1")
+        assert.match(tasksCall[0]?.headers["x-session-id"] ?? "", /^sid-\d+$/)
+        // Only the bounds given are sent.
+        assert.deepStrictEqual(server.requests("POST", "/task_range").map((r) => r.body), [
+          { split: "train", start: 1 },
+          { split: "train", stop: 1 }
+        ])
+      })
+    )
+  })
+
+  it.effect("a variant prefixes every environment path and names the tasks' environment", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("plain", { variant: "plain" })
+        const [task] = yield* env.tasks("train")
+        assert.strictEqual(task?.environmentName, "plain")
+        assert.strictEqual(server.requests("POST", "/plain/tasks").length, 1)
+        assert.strictEqual(server.requests("POST", "/tasks").length, 0)
+      })
+    )
+  })
+
+  it.effect("listTools, as listed and in every tool format", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("dialogue")
+        const specs = yield* env.listTools()
+        assert.deepStrictEqual(specs, tools as never)
+        for (const format of ToolFormat.formats) {
+          assert.deepStrictEqual(yield* env.listTools({ format }), Either.getOrThrow(ToolFormat.convert(specs, format)))
+        }
+        const kept = yield* env.listTools({ format: "anthropic", preservePropertyNames: true })
+        assert.strictEqual(kept[0]?.type, "custom")
+      })
+    )
+  })
+
+  it.effect("server errors: HttpError with the server's detail", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const error = failure(yield* Effect.exit(client.environment("dialogue").tasks("nope")))
+        assert.strictEqual(error._tag, "HttpError")
+        if (error._tag !== "HttpError") return
+        assert.strictEqual(error.status, 400)
+        assert.strictEqual(error.detail, "Invalid split")
+        assert.strictEqual(error.url, `${BASE}/tasks`)
+      })
+    )
+  })
+})
+
+// -----------------------------------------------------------------------------
+// sessions
+// -----------------------------------------------------------------------------
+
+describe("Session lifecycle", () => {
+  it.effect("creates, pings every 10 seconds, and deletes when the scope closes", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("dialogue")
+        const sid = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session({ split: "train", index: 1 })
+          yield* advance("25 seconds", 1000)
+          return session.sid
+        }))
+        assert.deepStrictEqual(paths(server), [
+          "POST /create_session",
+          "POST /create",
+          "POST /ping",
+          "POST /ping",
+          "POST /ping",
+          "POST /delete",
+          "POST /delete_session"
+        ])
+        assert.deepStrictEqual(server.sessions.get(sid)?.create, { split: "train", index: 1 })
+        assert.isTrue(server.sessions.get(sid)?.deleted)
+        for (const r of server.log.slice(1)) assert.strictEqual(r.headers["x-session-id"], sid)
+        // The reference sends no X-Deployment on /delete and /delete_session.
+        assert.strictEqual(server.requests("POST", "/delete")[0]?.headers["x-deployment"], undefined)
+        // No ping after the scope closed.
+        yield* advance("30 seconds", 1000)
+        assert.strictEqual(server.requests("POST", "/ping").length, 3)
+      })
+    )
+  })
+
+  it.effect("a Task sends its spec and environment name; a variant session names the environment", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("plain", { variant: "plain" })
+        const [task] = yield* env.tasks("train")
+        yield* Effect.scoped(env.session(task!, { toolset: "codex" }))
+        yield* Effect.scoped(env.session({ split: "train", index: 0 }))
+        const creates = [...server.sessions.values()].map((s) => s.create)
+        assert.deepStrictEqual(creates, [
+          { task_spec: { id: "t0", question: "2+2" }, env_name: "plain", toolset_name: "codex" },
+          { split: "train", index: 0, env_name: "plain" }
+        ])
+      })
+    )
+  })
+
+  it.effect("secrets travel in X-Secrets (base64 JSON), with the API key as the reference adds it", () => {
+    const { run, server } = setup({ apiUrl: "https://api.example.com" })
+    return run((client) =>
+      Effect.gen(function*() {
+        yield* Effect.scoped(
+          client.environment("dialogue").session({ split: "train", index: 0 }, {
+            secrets: {
+              OPENAI_API_KEY: "sk-1",
+              CUSTOM: "c",
+              EXPLICIT: { value: "e", allowedDomains: ["x.example.com"] }
+            },
+            envOverrides: { OPENAI_BASE_URL: "http://proxy" }
+          })
+        )
+        const header = server.requests("POST", "/create")[0]?.headers["x-secrets"]
+        assert.strictEqual(server.requests("POST", "/create_session")[0]?.headers["x-secrets"], header)
+        assert.deepStrictEqual(server.requests("POST", "/create_session")[0]?.body, {
+          env: { OPENAI_BASE_URL: "http://proxy" }
+        })
+        const decoded = JSON.parse(Buffer.from(header ?? "", "base64").toString("utf8"))
+        const keyDomains = [
+          "fake.test",
+          "api.example.com",
+          "search.openreward.ai",
+          "api.openreward.internal",
+          "search.openreward.internal"
+        ]
+        assert.deepStrictEqual(decoded, {
+          OPENAI_API_KEY: { value: "sk-1", allowed_domains: ["api.openai.com"] },
+          CUSTOM: { value: "c", allowed_domains: [] },
+          EXPLICIT: { value: "e", allowed_domains: ["x.example.com"] },
+          api_key: { value: "key-1", allowed_domains: keyDomains },
+          OPENREWARD_API_KEY: { value: "key-1", allowed_domains: keyDomains }
+        })
+      })
+    )
+  })
+
+  it.effect("a failed /create still releases the session id", () => {
+    const { run, server } = setup()
+    server.fail("POST /create", { kind: "status", status: 400, body: JSON.stringify({ detail: "Invalid index" }) })
+    return run((client) =>
+      Effect.gen(function*() {
+        const error = failure(
+          yield* Effect.exit(Effect.scoped(
+            client.environment("dialogue").session({ split: "train", index: 99 })
+          ))
+        )
+        assert.strictEqual(error.message, `POST ${BASE}/create: HTTP 400: Invalid index`)
+        assert.deepStrictEqual(paths(server), ["POST /create_session", "POST /create", "POST /delete_session"])
+      })
+    )
+  })
+
+  it.effect("session errors on close are swallowed", () => {
+    const { run, server } = setup()
+    server.fail("POST /delete", { kind: "status", status: 400 })
+    server.fail("POST /delete_session", { kind: "refuse" }, { kind: "refuse" }, { kind: "refuse" })
+    return run((client) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.fork(
+          Effect.scoped(client.environment("dialogue").session({ split: "train", index: 0 }))
+        )
+        yield* advance("5 seconds")
+        const exit = yield* Fiber.await(fiber)
+        assert.isTrue(Exit.isSuccess(exit))
+      })
+    )
+  })
+})
+
+describe("Session.getPrompt and getMessages", () => {
+  it.effect("getPrompt keeps text and image blocks and skips the rest", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const prompt = yield* session.getPrompt
+        assert.deepStrictEqual(prompt.map((b) => b.type), ["text", "image"])
+      }))
+    )
+  })
+
+  it.effect("getMessages returns the canonical conversation, unknown blocks skipped and reported", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const conversation = yield* session.getMessages()
+        assert.deepStrictEqual(conversation, dialogueConversation)
+        assert.deepStrictEqual(conversation[1], Message.user("My order #4411 hasn't arrived."))
+        const read = yield* session.readMessages
+        assert.strictEqual(read.source, "messages")
+        assert.deepStrictEqual(read.skipped.map((s) => [s.messageIndex, s.blockIndex, s.blockType]), [[
+          1,
+          1,
+          "hologram"
+        ]])
+        assert.strictEqual(server.requests("GET", "/messages").length, 2)
+      }))
+    )
+  })
+
+  it.effect("getMessages in every provider format is the codec's encoding of the conversation", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        for (const provider of Provider.all) {
+          const wire = yield* session.getMessages({ format: provider })
+          assert.deepStrictEqual(wire, Either.getOrThrow(Format.encode(provider, plainConversation)))
+        }
+        assert.deepStrictEqual(yield* session.getMessages({ format: "none" }), plainConversation)
+      }))
+    )
+  })
+
+  it.effect("a format that cannot hold the conversation fails with ConversionFailed carrying the codec's error", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.getMessages({ format: "google" })))
+        assert.strictEqual(error._tag, "ConversionFailed")
+        if (error._tag !== "ConversionFailed") return
+        assert.strictEqual(error.error._tag, "UnsupportedBlock")
+        assert.deepStrictEqual(
+          error.error,
+          Either.flip(Format.encode("google", dialogueConversation)).pipe(Either.getOrThrow)
+        )
+        // The session is still usable.
+        assert.strictEqual(
+          (yield* session.getMessages({ format: "anthropic" })).system,
+          "You are a support agent for Acme."
+        )
+      }))
+    )
+  })
+
+  it.effect("a server without /messages: the prompt as one user message, and /messages is not asked again", () => {
+    const { run, server } = setup()
+    server.messages = false
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.getMessages(), plainConversation)
+        const read = yield* session.readMessages
+        assert.strictEqual(read.source, "prompt")
+        assert.deepStrictEqual(read.skipped, [{ messageIndex: 0, blockIndex: 2, path: [2], blockType: "video" }])
+        assert.deepStrictEqual(
+          yield* session.getMessages({ format: "openai" }),
+          Either.getOrThrow(Format.encode("openai", plainConversation))
+        )
+        assert.strictEqual(server.requests("GET", "/plain/messages").length, 1)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 3)
+      }))
+    )
+  })
+
+  it.effect("an old server's bare /messages redirects and then 404s: still the fallback", () => {
+    const { run, server } = setup()
+    server.messages = false
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.getMessages(), [Message.user("[flattened]")])
+        assert.deepStrictEqual(paths(server).filter((p) => p !== "POST /ping").slice(-4), [
+          "GET /messages",
+          "GET /dialogue/messages",
+          "GET /prompt",
+          "GET /dialogue/prompt"
+        ])
+      }))
+    )
+  })
+
+  it.effect("a 404 that is not about the route still fails: an unknown session is reported, not hidden", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        server.sessions.get(session.sid)!.deleted = true
+        const error = failure(yield* Effect.exit(session.getMessages()))
+        assert.strictEqual(error._tag, "HttpError")
+        assert.include(error.message, "Active environment not found")
+      }))
+    )
+  })
+})
+
+describe("Session.listTools", () => {
+  it.effect("reads /task_tools, and the block types the server accepts", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
+        assert.deepStrictEqual(yield* session.listTools(), tools as never)
+        const openrouter = yield* session.listTools({ format: "openrouter" })
+        assert.deepStrictEqual(openrouter[0]?.function, { name: "answer", description: "Submit the answer." })
+        assert.strictEqual(server.requests("GET", "/dialogue/task_tools").length, 3)
+        assert.strictEqual(server.requests("GET", "/dialogue/tools").length, 0)
+      }))
+    )
+  })
+
+  it.effect("falls back to /tools once /task_tools is 404; no message_block_types means text and image", () => {
+    const { run, server } = setup()
+    server.taskTools = false
+    server.blockTypes = false
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.listTools(), tools as never)
+        assert.deepStrictEqual(yield* session.listTools({ format: "google" }), [
+          {
+            name: "answer",
+            description: "Submit the answer.",
+            parameters: { properties: { text: { type: "string" } }, required: ["text"], type: "object" }
+          },
+          { name: "submit", description: "", parameters: null }
+        ])
+        assert.deepStrictEqual(yield* session.messageBlockTypes, Block.legacyTypes)
+        assert.strictEqual(server.requests("GET", "/plain/task_tools").length, 1)
+        assert.strictEqual(server.requests("GET", "/plain/tools").length, 2)
+      }))
+    )
+  })
+})
+
+describe("Session.callTool", () => {
+  it.effect("returns the tool output; unknown output blocks are skipped", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const output = yield* session.callTool("answer", { text: "4" })
+        assert.deepStrictEqual(output, {
+          blocks: [Block.text("you said 4")],
+          metadata: { n: 1 },
+          reward: 1,
+          finished: true
+        })
+        const call = server.requests("POST", "/call")[0]
+        assert.deepStrictEqual(call?.body, { name: "answer", input: { text: "4" } })
+        assert.strictEqual(call?.headers.accept, "text/event-stream")
+        assert.deepStrictEqual((yield* session.callTool("submit")).blocks, [Block.text("submitted")])
+        assert.deepStrictEqual(server.requests("POST", "/call")[1]?.body, { name: "submit", input: {} })
+      }))
+    )
+  })
+
+  it.effect("a refused call is a ToolCallError with the server's reason, and the session lives on", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("nope")))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolCallError({ tool: "nope", reason: "not_found", detail: "'nope' is not a valid tool" })
+        )
+        const invalid = failure(yield* Effect.exit(session.callTool("answer", { wrong: 1 })))
+        assert.strictEqual(invalid._tag === "ToolCallError" && invalid.reason, "input_validation")
+        assert.isTrue(Option.isNone(yield* session.terminated))
+        yield* session.callTool("submit")
+      }))
+    )
+  })
+
+  it.effect("servers that send no reason: it is read from the error text", () => {
+    const { run, server } = setup()
+    server.reasons = false
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const invalid = failure(yield* Effect.exit(session.callTool("answer", {})))
+        assert.strictEqual(invalid._tag === "ToolCallError" && invalid.reason, "input_validation")
+        const missing = failure(yield* Effect.exit(session.callTool("nope")))
+        assert.strictEqual(missing._tag === "ToolCallError" && missing.reason, "not_found")
+      }))
+    )
+  })
+
+  it.effect("input that is not a JSON object is refused before any request", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("answer", [1, 2] as never)))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolCallError({
+            tool: "answer",
+            reason: "bad_input_shape",
+            detail: "Tool input must be a dictionary, got array"
+          })
+        )
+        assert.strictEqual(server.requests("POST", "/call").length, 0)
+      }))
+    )
+  })
+
+  it.effect("a tool that raises is ToolFailed, and terminates the session: later calls fail, /delete is sent now", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("explode")))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolFailed({ tool: "explode", sid: session.sid, detail: "ValueError: boom" })
+        )
+        yield* flush
+        assert.strictEqual(server.requests("POST", "/delete").length, 1)
+        const terminated = new ClientError.SessionTerminated({ sid: session.sid, reason: "ValueError: boom" })
+        assert.deepStrictEqual(yield* session.terminated, Option.some(terminated))
+        const requests = server.log.length
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.getPrompt)), terminated)
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.callTool("submit"))), terminated)
+        assert.strictEqual(server.log.length, requests)
+      }))
+    )
+  })
+
+  it.effect("a result larger than one event arrives as chunk events and is joined", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const output = yield* session.callTool("big")
+        assert.deepStrictEqual(output.blocks, [Block.text("x".repeat(10_000))])
+        assert.strictEqual(output.reward, 0.5)
+      }))
+    )
+  })
+
+  it.effect("a result that is not JSON is a MalformedResponse", () => {
+    const { run } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("bad_json")))
+        assert.strictEqual(error._tag, "MalformedResponse")
+      }))
+    )
+  })
+})
+
+describe("Server-sent events", () => {
+  const framings = [
+    { name: "CRLF", eol: "\r\n" },
+    { name: "LF", eol: "\n" },
+    { name: "CR", eol: "\r" }
+  ] as const
+  for (const { eol, name } of framings) {
+    for (const pieceSize of [undefined, 1, 7]) {
+      it.effect(`${name} line ends, ${pieceSize === undefined ? "one read" : `${pieceSize}-character reads`}, keep-alive comments`, () => {
+        const { run, server } = setup()
+        server.framing = { eol, pieceSize, comments: true, chunkSize: 13 }
+        return run((client) =>
+          Effect.scoped(Effect.gen(function*() {
+            // create_session itself goes through the same framing: its end event carries empty data.
+            const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+            assert.match(session.sid, /^sid-\d+$/)
+            const output = yield* session.callTool("answer", { text: "4" })
+            assert.deepStrictEqual(output.blocks, [Block.text("you said 4")])
+          }))
+        )
+      })
+    }
+  }
+
+  it.effect("exactly one leading space is stripped from data: chunks may start with spaces", () =>
+    Effect.gen(function*() {
+      for (const chunkSize of [1, 2, 3, 5, 8, 13]) {
+        // The result is Python-style JSON, cut so that some chunks begin with a space.
+        const { run, server } = setup()
+        server.framing = { eol: "\r\n", chunkSize }
+        const output = yield* run((client) =>
+          Effect.scoped(Effect.flatMap(
+            client.environment("dialogue").session({ split: "train", index: 0 }),
+            (session) => session.callTool("spaced")
+          ))
+        )
+        assert.deepStrictEqual(output.blocks, [Block.text("a  b")], `chunk size ${chunkSize}`)
+      }
+    }))
+})
+
+describe("Retries", () => {
+  it.effect("429 then 503, then success: retried after 1 s and 2 s", () => {
+    const { run, server } = setup()
+    server.fail("GET /plain/prompt", { kind: "status", status: 429 }, { kind: "status", status: 503 })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.getPrompt)
+        yield* advance("900 millis")
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 1)
+        yield* advance("1 second")
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 2)
+        yield* advance("2 seconds")
+        assert.strictEqual((yield* Fiber.join(fiber)).length, 2)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 3)
+      }))
+    )
+  })
+
+  it.effect("gives up after the policy's retries with the last error", () => {
+    const { run, server } = setup()
+    server.fail(
+      "GET /plain/prompt",
+      { kind: "status", status: 503 },
+      { kind: "status", status: 502 },
+      { kind: "status", status: 504 }
+    )
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(Effect.exit(session.getPrompt))
+        yield* advance("5 seconds")
+        const error = failure(yield* Fiber.join(fiber))
+        assert.strictEqual(error._tag === "HttpError" && error.status, 504)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 3)
+      }))
+    )
+  })
+
+  it.effect("a 500 is the environment's own code failing: not retried", () => {
+    const { run, server } = setup()
+    server.fail("GET /plain/prompt", {
+      kind: "status",
+      status: 500,
+      body: JSON.stringify({ detail: "KeyError: 'x'" })
+    })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.getPrompt))
+        assert.strictEqual(error.message, `GET ${BASE}/plain/prompt: HTTP 500: KeyError: 'x'`)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 1)
+      }))
+    )
+  })
+
+  it.effect("Retry-After is honoured (capped at 10 s)", () => {
+    const { run, server } = setup()
+    server.fail("GET /plain/prompt", { kind: "status", status: 429, headers: { "Retry-After": "7" } }, {
+      kind: "status",
+      status: 429,
+      headers: { "Retry-After": "60" }
+    })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.getPrompt)
+        yield* advance("6900 millis")
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 1)
+        yield* advance("200 millis")
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 2)
+        yield* advance("9800 millis")
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 2)
+        yield* advance("300 millis")
+        yield* Fiber.join(fiber)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 3)
+      }))
+    )
+  })
+
+  it.effect("a server that is still starting is waited for beyond the retry count", () => {
+    const { run, server } = setup()
+    const starting = {
+      kind: "status",
+      status: 503,
+      body: JSON.stringify({ detail: "Environment still starting." }),
+      headers: { "X-Backend-State": "starting", "Retry-After": "2" }
+    } as const
+    server.fail("GET /plain/prompt", starting, starting, starting, starting, starting, starting)
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.getPrompt)
+        yield* advance("13 seconds")
+        assert.strictEqual((yield* Fiber.join(fiber)).length, 2)
+        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 7)
+      }))
+    )
+  })
+
+  it.effect("a refused connection is retried, then reported as a TransportError", () => {
+    const { run, server } = setup()
+    server.fail("POST /create_session", { kind: "refuse" }, { kind: "refuse" }, { kind: "refuse" }, { kind: "refuse" })
+    return run((client) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.fork(Effect.exit(client.environment("dialogue").splits))
+        yield* advance("5 seconds")
+        const error = failure(yield* Fiber.join(fiber))
+        assert.strictEqual(error._tag, "TransportError")
+        if (error._tag !== "TransportError") return
+        assert.strictEqual(error.retries, 3)
+        assert.include(error.message, "ECONNREFUSED")
+        assert.strictEqual(server.requests("POST", "/create_session").length, 4)
+      })
+    )
+  })
+})
+
+describe("Resuming /call", () => {
+  it.effect("a connection lost after the task_id is resumed with it: the tool runs once", () => {
+    const { run, server } = setup()
+    server.fail("POST /dialogue/call", { kind: "drop-after-task-id" })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
+        yield* advance("600 millis")
+        const output = yield* Fiber.join(fiber)
+        assert.strictEqual(output.reward, 1)
+        assert.strictEqual(server.runs.get("answer"), 1)
+        const calls = server.requests("POST", "/dialogue/call")
+        assert.strictEqual(calls.length, 2)
+        assert.deepStrictEqual(calls[1]?.body, { name: "answer", input: { text: "4" }, task_id: "task-2" })
+      }))
+    )
+  })
+
+  it.effect("a stream silent for 30 s is lost and resumed", () => {
+    const { run, server } = setup()
+    server.fail("POST /dialogue/call", { kind: "stall-after-task-id" })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
+        yield* advance("29 seconds")
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 1)
+        yield* advance("2 seconds")
+        assert.strictEqual((yield* Fiber.join(fiber)).reward, 1)
+        assert.strictEqual(server.runs.get("answer"), 1)
+      }))
+    )
+  })
+
+  it.effect("a connection lost before the task_id is not retried: the tool may have started", () => {
+    const { run, server } = setup()
+    server.fail("POST /dialogue/call", { kind: "drop-before-task-id" })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(Effect.exit(session.callTool("answer", { text: "4" })))
+        yield* advance("5 seconds")
+        const error = failure(yield* Fiber.join(fiber))
+        assert.strictEqual(error._tag, "TransportError")
+        assert.include(error.message, "could run it twice")
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 1)
+        assert.strictEqual(server.runs.get("answer"), 1)
+        // Not a tool failure: the session lives on.
+        assert.isTrue(Option.isNone(yield* session.terminated))
+      }))
+    )
+  })
+
+  it.effect("an error status before the stream is retried: the server answered without running the tool", () => {
+    const { run, server } = setup()
+    server.fail("POST /dialogue/call", { kind: "status", status: 503 }, { kind: "refuse" })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
+        yield* advance("2 seconds")
+        assert.strictEqual((yield* Fiber.join(fiber)).reward, 1)
+        assert.strictEqual(server.runs.get("answer"), 1)
+      }))
+    )
+  })
+
+  it.effect("resuming a task the server forgot is a tool failure", () => {
+    const { run, server } = setup()
+    server.fail("POST /dialogue/call", { kind: "drop-after-task-id" })
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(Effect.exit(session.callTool("answer", { text: "4" })))
+        yield* flush
+        server.registry.clear()
+        yield* advance("1 second")
+        const error = failure(yield* Fiber.join(fiber))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolFailed({ tool: "answer", sid: session.sid, detail: "unknown task_id" })
+        )
+      }))
+    )
+  })
+})
+
+describe("Termination", () => {
+  it.effect("pings that keep failing terminate the session, and interrupt a call in flight", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        server.pingStatus = 404
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        server.fail("POST /dialogue/call", { kind: "stall-after-task-id" }, { kind: "stall-after-task-id" })
+        const call = yield* Effect.fork(Effect.exit(session.callTool("answer", { text: "4" })))
+        // Pings at 0, 10, 20, 30 and 40 s fail; the call's stream stalls, is resumed at 30.5 s, stalls again.
+        yield* advance("39 seconds")
+        assert.isTrue(Option.isNone(yield* session.terminated))
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 2)
+        yield* advance("2 seconds")
+        const error = failure(yield* Fiber.join(call))
+        assert.strictEqual(error._tag, "SessionTerminated")
+        assert.include(error.message, "5 consecutive ping failures")
+        assert.include(error.message, "HTTP 404: scripted ping failure")
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.getPrompt)), error)
+        // No more pings once terminated.
+        const pings = server.requests("POST", "/ping").length
+        yield* advance("30 seconds")
+        assert.strictEqual(server.requests("POST", "/ping").length, pings)
+      }))
+    )
+  })
+
+  it.effect("a ping success resets the count", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        server.pingStatus = 400
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        yield* advance("35 seconds", 1000) // pings at 0, 10, 20 and 30 s fail
+        server.pingStatus = 200
+        yield* advance("10 seconds", 1000)
+        server.pingStatus = 400
+        yield* advance("40 seconds", 1000)
+        assert.isTrue(Option.isNone(yield* session.terminated))
+        yield* advance("10 seconds", 1000)
+        assert.isTrue(Option.isSome(yield* session.terminated))
+      }))
+    )
+  })
+
+  it.effect("a 410 terminates the session at once", () => {
+    const { run, server } = setup()
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        server.fail("GET /dialogue/prompt", {
+          kind: "status",
+          status: 410,
+          body: JSON.stringify({ detail: "Session deleted" })
+        })
+        const error = failure(yield* Effect.exit(session.getPrompt))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.SessionTerminated({ sid: session.sid, reason: "server returned 410: Session deleted" })
+        )
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.getMessages())), error)
+      }))
+    )
+  })
+})
+
+describe("Error mapping", () => {
+  const answer = (status: number, body: string) => {
+    const { run, server } = setup()
+    server.fail("POST /create_session", { kind: "status", status, body })
+    return run((client) => Effect.exit(client.environment("dialogue").splits)).pipe(Effect.map(failure))
+  }
+
+  it.effect("a string detail, a structured detail, a body that is not JSON", () =>
+    Effect.gen(function*() {
+      const a = yield* answer(404, JSON.stringify({ detail: "unknown environment 'x'" }))
+      assert.strictEqual(a._tag === "HttpError" && a.detail, "unknown environment 'x'")
+      const b = yield* answer(422, JSON.stringify({ detail: [{ loc: ["body", "split"], msg: "Field required" }] }))
+      assert.strictEqual(
+        b._tag === "HttpError" && b.detail,
+        "[{\"loc\":[\"body\",\"split\"],\"msg\":\"Field required\"}]"
+      )
+      const c = yield* answer(401, "<html>no</html>")
+      assert.strictEqual(c._tag === "HttpError" && c.detail, "<html>no</html>")
+      const d = yield* answer(404, JSON.stringify({ detail: "Deployment not found." }))
+      assert.strictEqual(
+        d._tag === "HttpError" && d.detail,
+        "Deployment not found. Environment name is case-sensitive, is it correct?"
+      )
+    }))
+
+  it.effect("a body that does not follow the protocol is a MalformedResponse with a path", () => {
+    const { run, server } = setup()
+    server.fail("GET /dialogue/splits", {
+      kind: "status",
+      status: 200,
+      body: JSON.stringify([{ name: "train", type: 3 }])
+    })
+    return run((client) =>
+      Effect.gen(function*() {
+        const error = failure(yield* Effect.exit(client.environment("dialogue").splits))
+        assert.strictEqual(error._tag, "MalformedResponse")
+        if (error._tag !== "MalformedResponse") return
+        assert.deepStrictEqual(error.path, [0, "type"])
+      })
+    )
+  })
+
+  it("errors encode to JSON and back", () => {
+    const errors: ReadonlyArray<ClientError.ClientError> = [
+      new ClientError.HttpError({ method: "GET", url: "u", status: 404, detail: "d" }),
+      new ClientError.TransportError({ method: "POST", url: "u", reason: "r", retries: 2 }),
+      new ClientError.MalformedResponse({ method: "GET", url: "u", path: [0, "a"], reason: "r" }),
+      new ClientError.ToolCallError({ tool: "t", reason: "episode_finished", detail: "d" }),
+      new ClientError.ToolFailed({ tool: "t", sid: "s", detail: "d" }),
+      new ClientError.SessionTerminated({ sid: "s", reason: "r" }),
+      new ClientError.ConversionFailed({
+        error: Either.flip(Format.encode("google", dialogueConversation)).pipe(Either.getOrThrow)
+      })
+    ]
+    assert.deepStrictEqual(errors.map((e) => e._tag), ClientError.tags)
+    for (const error of errors) {
+      const json = JSON.parse(JSON.stringify(Schema.encodeSync(ClientError.ClientError)(error)))
+      assert.deepStrictEqual(Schema.decodeUnknownSync(ClientError.ClientError)(json), error)
+      assert.isTrue(ClientError.isClientError(error))
+    }
+    assert.strictEqual(errors[1]!.message, "POST u: r (after 2 retries)")
+  })
+})
+
+describe("Configuration", () => {
+  it.effect("reads OPENREWARD_SESSION_URL and OPENREWARD_API_KEY when no option says otherwise", () => {
+    const server = new FakeServer()
+    const provider = ConfigProvider.fromMap(
+      new Map([["OPENREWARD_SESSION_URL", "http://from-env.test/"], ["OPENREWARD_API_KEY", "env-key"]])
+    )
+    return Effect.gen(function*() {
+      const client = yield* Client.Client
+      assert.strictEqual(client.baseUrl, "http://from-env.test")
+      yield* client.environment("dialogue").splits
+      assert.strictEqual(server.log[0]?.headers["x-api-key"], "env-key")
+      assert.strictEqual(server.log[0]?.headers["user-agent"], "openreward-effect/0.1.0")
+      assert.strictEqual(server.log[0]?.headers.host, undefined)
+    }).pipe(
+      Effect.provide(Client.layer().pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient(server))))),
+      Effect.withConfigProvider(provider)
+    )
+  })
+
+  it.effect("derives the sessions host from OPENREWARD_URL, as the reference does", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      assert.strictEqual(client.baseUrl, "http://sessions.localhost:8080")
+    }).pipe(
+      Effect.provide(
+        Client.layer().pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient(new FakeServer()))))
+      ),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENREWARD_URL", "http://localhost:8080"]])))
+    ))
+
+  it.effect("streams send no X-API-Key when the key is empty; plain requests send it empty, as the reference", () => {
+    const { run, server } = setup({ apiKey: "" })
+    return run((client) =>
+      Effect.gen(function*() {
+        yield* client.environment("dialogue").splits
+        assert.strictEqual(server.requests("POST", "/create_session")[0]?.headers["x-api-key"], undefined)
+        assert.strictEqual(server.requests("GET", "/splits")[0]?.headers["x-api-key"], "")
+      })
+    )
+  })
+})
+
+describe("Over real sockets", () => {
+  it.live("a whole session against the fake server on a loopback port", () =>
+    Effect.gen(function*() {
+      const server = new FakeServer()
+      const node = yield* Effect.acquireRelease(Effect.promise(() => serveNode(server)), (n) => Effect.promise(n.close))
+      const result = yield* Effect.gen(function*() {
+        const client = yield* Client.Client
+        const env = client.environment("dialogue")
+        const [task] = yield* env.tasks("train")
+        return yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session(task!)
+          return {
+            messages: yield* session.getMessages({ format: "anthropic" }),
+            output: yield* session.callTool("big")
+          }
+        }))
+      }).pipe(
+        Effect.provide(Client.layer({ baseUrl: node.url, apiKey: "k" }).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+      )
+      assert.deepStrictEqual(result.messages, Either.getOrThrow(Format.encode("anthropic", dialogueConversation)))
+      assert.strictEqual(result.output.blocks[0]?.type === "text" && result.output.blocks[0].text.length, 10_000)
+      assert.deepStrictEqual(paths(server).slice(-2), ["POST /delete", "POST /delete_session"])
+    }).pipe(Effect.scoped))
+})
