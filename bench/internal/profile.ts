@@ -50,6 +50,7 @@ for (const node of profile.nodes) {
 
 const self = new Map<string, number>()
 const under = new Map<string, number>()
+let underAny = 0
 const pattern = inclusive === undefined ? undefined : new RegExp(inclusive)
 let total = 0
 for (let i = 0; i < profile.samples.length; i++) {
@@ -63,15 +64,18 @@ for (let i = 0; i < profile.samples.length; i++) {
   if (pattern !== undefined) {
     // Count each matching function once per sample, however deep the recursion.
     const seen = new Set<string>()
+    let any = false
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame
       if (frame === undefined) continue
       const n = label(frame)
+      if (pattern.test(n)) any = true
       if (pattern.test(n) && !seen.has(n)) {
         seen.add(n)
         under.set(n, (under.get(n) ?? 0) + dt)
       }
     }
+    if (any) underAny += dt
   }
 }
 
@@ -79,6 +83,6 @@ const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * u
 console.log(`total sampled: ${(total / 1000).toFixed(0)} ms\n\nself time:`)
 for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)}  ${name}`)
 if (pattern !== undefined) {
-  console.log(`\ninclusive time under /${inclusive}/:`)
+  console.log(`\ninclusive time under /${inclusive}/ (any matching frame: ${ms(underAny).trim()}):`)
   for (const [name, us] of [...under].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)}  ${name}`)
 }

@@ -4,7 +4,9 @@
  */
 import type * as Block from "../../../src/Block.js"
 import type * as Conversation from "../../../src/Conversation.js"
-import { fail } from "./check.js"
+import type * as Json from "../../../src/Json.js"
+import type * as Message from "../../../src/Message.js"
+import { fail, isRecord, jsonObject, optionalString, string } from "./check.js"
 import { dumps } from "./pythonJson.js"
 
 /** A Chat Completions message, loosely typed: the benchmark compares values, not types. */
@@ -98,5 +100,179 @@ export const encode = (conversation: Conversation.Conversation): Array<ChatMessa
       }
     }
   }
+  return out
+}
+
+// -----------------------------------------------------------------------------
+// decode
+// -----------------------------------------------------------------------------
+
+const text = (value: string): Block.TextBlock => ({ text: value, detail: null, type: "text" })
+
+const dataUrl = /^data:(.*?);base64,/is
+
+const decodePart = (raw: unknown, assistant: boolean): Block.ContentBlock => {
+  if (!isRecord(raw)) return fail("a content part must be an object")
+  switch (raw.type) {
+    case "text":
+      return text(string(raw.text, "text"))
+    case "image_url": {
+      const image = raw.image_url
+      if (!isRecord(image)) return fail("image_url must be an object")
+      const url = string(image.url, "url")
+      const match = dataUrl.exec(url)
+      if (match === null) return fail("only base64 data URLs are canonical")
+      return { data: url.slice(match[0].length), mimeType: match[1] ?? "", detail: null, type: "image" }
+    }
+    case "refusal":
+      if (assistant) return text(string(raw.refusal, "refusal"))
+      return fail("unsupported part refusal")
+    default:
+      return fail(`unsupported part ${String(raw.type)}`)
+  }
+}
+
+const decodeContent = (raw: unknown, assistant: boolean, into: Array<Block.Block>): void => {
+  if (typeof raw === "string") into.push(text(raw))
+  else if (Array.isArray(raw)) { for (let k = 0; k < raw.length; k++) into.push(decodePart(raw[k], assistant)) }
+  else fail("content must be a string or parts")
+}
+
+const nullableString = (u: unknown, what: string): string | undefined =>
+  u === undefined || u === null ? undefined : string(u, what)
+
+const parseArguments = (raw: unknown): Json.JsonObject => {
+  if (typeof raw !== "string") return jsonObject(raw, "arguments")
+  if (raw === "") return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return fail("arguments are not valid JSON")
+  }
+  return jsonObject(parsed, "arguments")
+}
+
+const reasoningBlock = (value: string, signature: string | null): Block.ReasoningBlock => ({
+  text: value,
+  signature,
+  detail: null,
+  type: "reasoning"
+})
+
+const decodeAssistant = (raw: { readonly [key: string]: unknown }): Message.AssistantMessage => {
+  if (raw.function_call !== undefined && raw.function_call !== null) fail("function_call is not canonical")
+  if (raw.audio !== undefined && raw.audio !== null) fail("audio is not canonical")
+  const blocks: Array<Block.Block> = []
+  const details = raw.reasoning_details
+  if (details !== undefined && details !== null) {
+    if (!Array.isArray(details)) fail("reasoning_details must be an array")
+    for (let k = 0; k < details.length; k++) {
+      const detail = details[k]
+      if (!isRecord(detail)) return fail("a reasoning detail must be an object")
+      switch (detail.type) {
+        case "reasoning.text":
+          blocks.push(
+            reasoningBlock(
+              optionalString(detail.text, "text") ?? "",
+              optionalString(detail.signature, "signature")
+            )
+          )
+          break
+        case "reasoning.summary":
+          blocks.push(reasoningBlock(string(detail.summary, "summary"), null))
+          break
+        default:
+          fail(`unsupported reasoning detail ${String(detail.type)}`)
+      }
+    }
+  }
+  const reasoningContent = nullableString(raw.reasoning_content, "reasoning_content")
+  const reasoning = nullableString(raw.reasoning, "reasoning")
+  if (blocks.length === 0) {
+    if (reasoningContent !== undefined) blocks.push(reasoningBlock(reasoningContent, null))
+    if (reasoning !== undefined && reasoning !== reasoningContent) blocks.push(reasoningBlock(reasoning, null))
+  }
+  if (raw.content !== undefined && raw.content !== null) decodeContent(raw.content, true, blocks)
+  const refusal = nullableString(raw.refusal, "refusal")
+  if (refusal !== undefined) blocks.push(text(refusal))
+  const calls = raw.tool_calls
+  if (calls !== undefined && calls !== null) {
+    if (!Array.isArray(calls)) fail("tool_calls must be an array")
+    for (let k = 0; k < calls.length; k++) {
+      const call = calls[k]
+      if (!isRecord(call)) return fail("a tool call must be an object")
+      if (call.type !== undefined && call.type !== "function") fail(`unsupported tool call ${String(call.type)}`)
+      const fn = call.function
+      if (!isRecord(fn)) return fail("function must be an object")
+      blocks.push({
+        id: string(call.id, "id"),
+        name: string(fn.name, "name"),
+        input: parseArguments(fn.arguments),
+        detail: null,
+        type: "tool_call"
+      })
+    }
+  }
+  return { role: "assistant", blocks: blocks as Array<Message.AssistantBlock>, detail: null }
+}
+
+const userMessage = (blocks: Array<Block.Block>): Message.UserMessage => ({
+  role: "user",
+  blocks: blocks as Array<Message.UserBlock>,
+  detail: null
+})
+
+/** A message list or `{messages}` to a canonical conversation. Throws on bad input. */
+export const decode = (input: unknown): Conversation.Conversation => {
+  const messages = Array.isArray(input) ? input : isRecord(input) ? input.messages : undefined
+  if (!Array.isArray(messages)) return fail("expected an array of chat messages or {messages}")
+  const out: Array<Message.Message> = []
+  // Tool messages wait here for the user message they belong to.
+  let results: Array<Block.Block> | undefined
+  for (let i = 0; i < messages.length; i++) {
+    const raw = messages[i]
+    if (!isRecord(raw)) return fail("a message must be an object")
+    switch (raw.role) {
+      case "system":
+      case "developer": {
+        const blocks: Array<Block.Block> = []
+        decodeContent(raw.content, false, blocks)
+        if (results !== undefined) out.push(userMessage(results))
+        results = undefined
+        out.push({ role: "system", blocks: blocks as Array<Message.SystemBlock>, detail: null })
+        break
+      }
+      case "user": {
+        const blocks: Array<Block.Block> = results ?? []
+        decodeContent(raw.content, false, blocks)
+        results = undefined
+        out.push(userMessage(blocks))
+        break
+      }
+      case "tool": {
+        const inner: Array<Block.Block> = []
+        decodeContent(raw.content, false, inner)
+        ;(results ??= []).push({
+          tool_call_id: string(raw.tool_call_id, "tool_call_id"),
+          blocks: inner as Array<Block.ContentBlock>,
+          is_error: false,
+          detail: null,
+          type: "tool_result"
+        })
+        break
+      }
+      case "assistant": {
+        const message = decodeAssistant(raw)
+        if (results !== undefined) out.push(userMessage(results))
+        results = undefined
+        out.push(message)
+        break
+      }
+      default:
+        return fail(`unsupported role ${String(raw.role)}`)
+    }
+  }
+  if (results !== undefined) out.push(userMessage(results))
   return out
 }
