@@ -520,16 +520,73 @@ const decodeSystem = (
 
 const effectiveId = (call: Call): string | undefined => call.explicitId ?? call.adopted
 
+/** The calls of one function name in document order, with cursors past the calls already answered. */
+interface Group {
+  readonly calls: Array<Call>
+  /** every call before this index is answered */
+  unanswered: number
+  /** every call before this index is answered or has an id */
+  unansweredWithoutId: number
+}
+
+/** How many of the calls (in document order) sit in contents before `c`. */
+const before = (calls: ReadonlyArray<Call>, c: number): number => {
+  let lo = 0
+  let hi = calls.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (calls[mid]!.c < c) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * The call a response pairs with by name: the earliest unanswered call before it, else the latest
+ * call before it, else the first call after it; only calls without an id when `withoutId`.
+ */
+const byName = (group: Group, c: number, withoutId: boolean): Call | undefined => {
+  const { calls } = group
+  const eligible = (call: Call) => !withoutId || effectiveId(call) === undefined
+  let first: Call | undefined
+  if (withoutId) {
+    while (
+      group.unansweredWithoutId < calls.length &&
+      (calls[group.unansweredWithoutId]!.answered || !eligible(calls[group.unansweredWithoutId]!))
+    ) group.unansweredWithoutId++
+    first = calls[group.unansweredWithoutId]
+  } else {
+    while (group.unanswered < calls.length && calls[group.unanswered]!.answered) group.unanswered++
+    first = calls[group.unanswered]
+  }
+  if (first !== undefined && first.c < c) return first
+  const end = before(calls, c)
+  for (let i = end - 1; i >= 0; i--) if (eligible(calls[i]!)) return calls[i]
+  for (let i = end; i < calls.length; i++) if (eligible(calls[i]!)) return calls[i]
+  return undefined
+}
+
 /**
  * Pair every response with a call: by id when a call carries that id (the names must agree), else by
- * name, to the earliest unanswered earlier call, else the latest earlier call, else the first later
- * call. A response with an id only pairs by name with a call that has no id, and that call takes the
- * response's id.
+ * name (see {@link byName}). A response with an id pairs by name only with a call that has no id,
+ * and that call takes the response's id.
  */
 const pair = (
   calls: ReadonlyArray<Call>,
   responses: ReadonlyArray<Response>
 ): Either.Either<void, ConversionError.UnmatchedToolResult> => {
+  const groups = new Map<string, Group>()
+  const withId = new Map<string, Array<Call>>()
+  for (const call of calls) {
+    const group = groups.get(call.name)
+    if (group === undefined) groups.set(call.name, { calls: [call], unanswered: 0, unansweredWithoutId: 0 })
+    else group.calls.push(call)
+    if (call.explicitId !== undefined) {
+      const same = withId.get(call.explicitId)
+      if (same === undefined) withId.set(call.explicitId, [call])
+      else same.push(call)
+    }
+  }
   for (const response of responses) {
     const unmatched = (reason: string) =>
       Either.left(
@@ -542,28 +599,22 @@ const pair = (
           reason
         })
       )
-    if (response.id !== undefined) {
-      const byId = calls.filter((call) => effectiveId(call) === response.id)
-      if (byId.length > 0) {
-        const match = byId.find((call) => call.name === response.name)
-        if (match === undefined) {
-          return unmatched(
-            `function_call ${JSON.stringify(response.id)} is named ${
-              JSON.stringify(byId[0]!.name)
-            }, but this function_response names ${JSON.stringify(response.name)}`
-          )
-        }
-        match.answered = true
-        response.call = match
-        continue
+    const sameId = response.id === undefined ? undefined : withId.get(response.id)
+    if (sameId !== undefined) {
+      const match = sameId.find((call) => call.name === response.name)
+      if (match === undefined) {
+        return unmatched(
+          `function_call ${JSON.stringify(response.id)} is named ${
+            JSON.stringify(sameId[0]!.name)
+          }, but this function_response names ${JSON.stringify(response.name)}`
+        )
       }
+      match.answered = true
+      response.call = match
+      continue
     }
-    const candidates = calls.filter((call) =>
-      call.name === response.name && (response.id === undefined || effectiveId(call) === undefined)
-    )
-    const earlier = candidates.filter((call) => call.c < response.c)
-    const match = earlier.find((call) => !call.answered) ?? earlier[earlier.length - 1] ??
-      candidates.find((call) => call.c > response.c)
+    const group = groups.get(response.name)
+    const match = group === undefined ? undefined : byName(group, response.c, response.id !== undefined)
     if (match === undefined) {
       return unmatched(
         response.id === undefined
@@ -574,7 +625,10 @@ const pair = (
       )
     }
     match.answered = true
-    if (response.id !== undefined && effectiveId(match) === undefined) match.adopted = response.id
+    if (response.id !== undefined && effectiveId(match) === undefined) {
+      match.adopted = response.id
+      withId.set(response.id, [match])
+    }
     response.call = match
   }
   return Either.right(undefined)
