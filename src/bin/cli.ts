@@ -9,11 +9,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,6 +45,17 @@ const input = (path: Option.Option<string>) =>
     onSome: (p) => Stream.unwrap(Effect.map(FileSystem.FileSystem, (fs) => fs.stream(p)))
   })
 
+/**
+ * Write to stdout and wait for it to drain when its buffer is full, so a slow reader slows us down
+ * instead of our memory growing (`NodeSink.stdout` resumes after the last item of a chunk without
+ * waiting for `drain`, which with one line per chunk means no backpressure at all).
+ */
+const writeStdout = (text: string): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (process.stdout.write(text)) resume(Effect.void)
+    else process.stdout.once("drain", () => resume(Effect.void))
+  })
+
 const convert = Command.make("convert", { to, from, jsonl, file }, (args) =>
   Effect.gen(function*() {
     const options = { from: args.from, to: args.to }
@@ -54,11 +64,12 @@ const convert = Command.make("convert", { to, from, jsonl, file }, (args) =>
     if (args.jsonl) {
       yield* Convert.convertLines(bytes.pipe(Stream.decodeText(), Stream.splitLines), options).pipe(
         Stream.tap((outcome) =>
-          Either.isLeft(outcome) ? Ref.update(failures, (n) => n + 1).pipe(Effect.zipRight(Console.error(outcome.left))) : Effect.void
+          Either.isLeft(outcome)
+            ? Ref.update(failures, (n) => n + 1).pipe(Effect.zipRight(Console.error(outcome.left)))
+            : Effect.void
         ),
         Stream.filterMap(Either.getRight),
-        Stream.map((line) => line + "\n"),
-        Stream.run(NodeSink.stdout)
+        Stream.runForEach((line) => writeStdout(line + "\n"))
       )
     } else {
       const text = yield* bytes.pipe(Stream.decodeText(), Stream.mkString)
@@ -67,7 +78,7 @@ const convert = Command.make("convert", { to, from, jsonl, file }, (args) =>
         yield* Ref.set(failures, 1)
         yield* Console.error(Convert.describeFailure(outcome.left, undefined))
       } else {
-        yield* Stream.make(outcome.right + "\n").pipe(Stream.run(NodeSink.stdout))
+        yield* writeStdout(outcome.right + "\n")
       }
     }
     if ((yield* Ref.get(failures)) > 0) {
@@ -86,6 +97,12 @@ const root = Command.make("openreward-effect").pipe(
   Command.withDescription("OpenReward conversations and environments, built on Effect"),
   Command.withSubcommands([convert])
 )
+
+// `openreward-effect convert ... | head`: the reader went away, which is not an error of ours.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+  throw error
+})
 
 const run = Command.run(root, { name: "openreward-effect", version: "0.1.0" })
 
