@@ -163,11 +163,16 @@ describe("hand-written decoders", () => {
   // Gemini pairs function responses with calls by id, else by name: generate transcripts that
   // exercise every branch (repeated names, shared and unknown ids, responses before calls).
   const name = FastCheck.constantFrom("f", "g")
-  const id = FastCheck.option(FastCheck.constantFrom("a", "b"), { nil: undefined })
-  const call = FastCheck.record({ name, id }).map(({ id, name }) => ({
+  // Calls mostly without ids (as Gemini sends them); responses with ids no call has ("c") too.
+  const callId = FastCheck.oneof(
+    { weight: 3, arbitrary: FastCheck.constant(undefined) },
+    { weight: 1, arbitrary: FastCheck.constantFrom("a", "b") }
+  )
+  const responseId = FastCheck.oneof(FastCheck.constant(undefined), FastCheck.constantFrom("a", "b", "c"))
+  const call = FastCheck.record({ name, id: callId }).map(({ id, name }) => ({
     function_call: id === undefined ? { name, args: {} } : { id, name, args: {} }
   }))
-  const response = FastCheck.record({ name, id, error: FastCheck.boolean() }).map(({ error, id, name }) => ({
+  const response = FastCheck.record({ name, id: responseId, error: FastCheck.boolean() }).map(({ error, id, name }) => ({
     function_response: {
       ...(id === undefined ? {} : { id }),
       name,
