@@ -320,7 +320,7 @@ describe("OpenAiFormat.encode", () => {
     )
   })
 
-  it("rejects reasoning and tool calls outside assistant turns", () => {
+  it("rejects every block in a role that may not hold it, with its path", () => {
     const cases: ReadonlyArray<readonly [Message.Role, Block.Block]> = [
       ["user", Block.reasoning("r")],
       ["system", Block.toolCall("a", "b")],
@@ -520,19 +520,21 @@ describe("OpenAiFormat.decode", () => {
     ])
   })
 
-  it("reads vLLM's reasoning field, and reasoning_content and reasoning once each", () => {
+  it("reads vLLM's reasoning field, reasoning_content and reasoning once each, \"\" as empty reasoning", () => {
     assert.deepStrictEqual(
       right(OpenAiFormat.decode([
         { role: "assistant", content: "a", reasoning: "vllm" },
         { role: "assistant", content: "b", reasoning_content: "same", reasoning: "same" },
         { role: "assistant", content: "c", reasoning_content: "first", reasoning: "second" },
-        { role: "assistant", content: "d", reasoning_content: null, reasoning: null }
+        { role: "assistant", content: "d", reasoning_content: null, reasoning: null },
+        { role: "assistant", content: "e", reasoning_content: "", audio: null, function_call: null }
       ])),
       [
         Message.assistant([Block.reasoning("vllm"), Block.text("a")]),
         Message.assistant([Block.reasoning("same"), Block.text("b")]),
         Message.assistant([Block.reasoning("first"), Block.reasoning("second"), Block.text("c")]),
-        Message.assistant("d")
+        Message.assistant("d"),
+        Message.assistant([Block.reasoning(""), Block.text("e")])
       ]
     )
   })
@@ -708,6 +710,18 @@ describe("OpenAiFormat.decode errors", () => {
         reason: "Expected a JSON string or a JSON object, actual 5"
       },
       "openai: message 0, block 0: malformed input at $[0].tool_calls[0].function.arguments: Expected a JSON string or a JSON object, actual 5"
+    )
+    assertError(
+      left(OpenAiFormat.decode([{ role: "assistant", tool_calls: ["call_1"] }])),
+      {
+        _tag: "MalformedInput",
+        format: "openai",
+        path: [0, "tool_calls", 0],
+        messageIndex: 0,
+        blockIndex: 0,
+        reason: "Expected a tool call object, actual \"call_1\""
+      },
+      "openai: message 0, block 0: malformed input at $[0].tool_calls[0]: Expected a tool call object, actual \"call_1\""
     )
     assertError(
       left(OpenAiFormat.decode({ messages: [{ role: "user", content: "a" }, { role: "tool", content: "x" }] })),

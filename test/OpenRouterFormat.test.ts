@@ -211,11 +211,12 @@ describe("OpenRouterFormat.decode", () => {
     ])
   })
 
-  it("reads one reasoning block per text or summary detail; the flat reasoning is their copy", () => {
+  it("reads one reasoning block per text or summary detail; the flat fields are then not read", () => {
     const transcript = [{
       role: "assistant",
       content: "ok",
       reasoning: "First.Second.",
+      reasoning_content: "not read either",
       reasoning_details: [
         { type: "reasoning.text", text: "First.", signature: "s1", index: 0 },
         { type: "reasoning.text", text: "Second.", signature: null, index: 1 },

@@ -730,8 +730,8 @@ const detailTypes: ReadonlySet<string> = new Set(knownDetails)
 /**
  * The reasoning of an assistant message. OpenRouter's `reasoning_details` text and summary entries,
  * when there are any, are the reasoning (one block each, signature kept): `reasoning` is OpenRouter's
- * flattened copy of them. Otherwise `reasoning_content` and `reasoning` are read, once each, and
- * once when they are equal.
+ * flattened copy of them, and neither it nor `reasoning_content` is read then. Otherwise
+ * `reasoning_content` and `reasoning` are read, once each, and once when they are equal.
  */
 const decodeReasoning = (
   message: InputAssistantMessage,
