@@ -1,0 +1,1171 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { createServer } from "node:http"
+import * as Block from "openreward-effect/Block"
+import * as Environment from "openreward-effect/Environment"
+import * as Message from "openreward-effect/Message"
+import type * as Protocol from "openreward-effect/Protocol"
+import * as Server from "openreward-effect/Server"
+import * as Tool from "openreward-effect/Tool"
+
+// -----------------------------------------------------------------------------
+// environments under test
+// -----------------------------------------------------------------------------
+
+class Boom extends Schema.TaggedError<Boom>()("Boom", { reason: Schema.String }) {
+  override get message() {
+    return this.reason
+  }
+}
+
+class Greeting extends Context.Tag("test/Greeting")<Greeting, { readonly greet: (name: string) => string }>() {}
+
+/** What happened, in order: setups, teardowns, tool starts. */
+const log: Array<string> = []
+/** Latches tools and setups wait on, by name. */
+const latches = new Map<string, Deferred.Deferred<void>>()
+const latch = (name: string) => {
+  let d = latches.get(name)
+  if (d === undefined) {
+    d = Effect.runSync(Deferred.make<void>())
+    latches.set(name, d)
+  }
+  return d
+}
+const open = (name: string) => Deferred.succeed(latch(name), undefined)
+const counters = new Map<string, number>()
+const bump = (name: string) => counters.set(name, (counters.get(name) ?? 0) + 1)
+const count = (name: string) => counters.get(name) ?? 0
+let inFlight = 0
+let maxInFlight = 0
+
+const LabTask = Schema.Struct({ id: Schema.String })
+type LabTask = typeof LabTask.Type
+interface LabState {
+  readonly opened: string
+}
+type LabSession = Environment.Session<LabTask, LabState>
+
+const text = (t: string) => Tool.output(t)
+
+const holding = (name: string, concurrency: Tool.Concurrency) =>
+  Tool.make(name, {
+    concurrency,
+    input: Schema.Struct({ latch: Schema.String, finish: Schema.optional(Schema.Boolean) }),
+    handler: ({ finish, latch: key }) =>
+      Effect.gen(function*() {
+        log.push(`${name} start`)
+        bump(name)
+        inFlight++
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        yield* Deferred.await(latch(key)).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
+        log.push(`${name} end`)
+        return Tool.output(`${name} done`, { reward: 1, finished: finish ?? false })
+      })
+  })
+
+const labTools = [
+  Tool.make("echo", {
+    description: "  Echo the text back.  ",
+    input: Schema.Struct({ text: Schema.String }),
+    handler: ({ text: t }) => text(t)
+  }),
+  Tool.make("whoami", {
+    handler: (_, session: LabSession) => text(`${session.task.id} ${session.state.opened} ${session.environment}`)
+  }),
+  Tool.make("big", {
+    input: Schema.Struct({ n: Schema.Int, pad: Schema.Int }),
+    handler: ({ n, pad }) => text("x".repeat(pad) + "😀".repeat(n))
+  }),
+  Tool.make("fail", { handler: () => Effect.fail(new Boom({ reason: "kaboom" })) }),
+  Tool.make("die", { handler: () => Effect.die(new Error("exploded")) }),
+  Tool.make("leak", {
+    handler: (_, session: LabSession) =>
+      Effect.fail(new Boom({ reason: `bad token ${Redacted.value(session.secrets["token"]!)}` }))
+  }),
+  Tool.make("bad", { handler: () => ({ blocks: "nope" }) as unknown as Protocol.ToolOutput }),
+  Tool.make("finish", { handler: () => Tool.output("done", { reward: 0.5, finished: true, metadata: { n: 1 } }) }),
+  Tool.make("greet", {
+    input: Schema.Struct({ name: Schema.String }),
+    handler: ({ name }) => Effect.map(Greeting, (g) => text(g.greet(name)))
+  }),
+  Tool.make("slow", {
+    input: Schema.Struct({ latch: Schema.String }),
+    handler: ({ latch: key }) =>
+      Effect.gen(function*() {
+        bump(`slow ${key}`)
+        yield* Deferred.await(latch(key))
+        return text(`slow ${key}`)
+      })
+  }),
+  holding("serial", "serial"),
+  holding("parallel", "concurrent"),
+  holding("solo", "exclusive"),
+  Tool.make("final", {
+    terminal: true,
+    input: Schema.Struct({ message: Schema.String }),
+    handler: ({ message }) => Tool.output(message, { reward: 1, finished: true })
+  })
+]
+
+const Lab = Environment.make({
+  name: "Lab",
+  task: LabTask,
+  splits: ["train", "odd"],
+  tasks: { train: [{ id: "t0" }, { id: "t1" }, { id: "t2" }] },
+  setup: ({ id, task }) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        log.push(`setup ${id}`)
+        return { opened: `opened-${task.id}` }
+      }),
+      () => Effect.sync(() => log.push(`teardown ${id}`))
+    ),
+  prompt: ({ task }) => [Block.text(`Task ${task.id}`)],
+  taskTools: ({ task }) =>
+    task.id === "t1"
+      ? [Tool.make("special", { handler: () => text("special") })]
+      : task.id === "t2"
+      ? [Tool.make("echo", { handler: () => text("shadow") })]
+      : [],
+  tools: labTools
+})
+
+const Chat = Environment.make({
+  name: "Chat",
+  splits: ["train"],
+  tasks: () => [{ topic: "tracking" }],
+  messages: ({ task }) => [
+    Message.system("Be brief."),
+    Message.user(`About ${String(task["topic"])}`),
+    Message.assistant([Block.reasoning("Check the carrier."), Block.toolCall("tc_1", "lookup", { id: "4411" })]),
+    Message.user([Block.toolResult("tc_1", "stalled")])
+  ],
+  tools: [Tool.make("noop", { handler: () => text("ok") })]
+})
+
+const Broken = Environment.make({
+  name: "Broken",
+  splits: ["train"],
+  tasks: { train: [{}] },
+  setup: ({ secrets }) => Effect.fail(new Boom({ reason: `setup exploded near ${Redacted.value(secrets["token"]!)}` })),
+  prompt: () => [],
+  tools: [Tool.make("noop", { handler: () => text("ok") })]
+})
+
+const Slow = Environment.make({
+  name: "Slow",
+  splits: ["train"],
+  tasks: { train: [{ key: "a" }, { key: "b" }] },
+  setup: ({ task }) => Deferred.await(latch(`setup ${String(task["key"])}`)),
+  prompt: () => [Block.text("ready")],
+  tools: [Tool.make("noop", { handler: () => text("ok") })]
+})
+
+const Big = Environment.make({
+  name: "Big",
+  splits: ["train"],
+  tasks: Environment.taskIndex({ count: () => 1000, get: (_, i) => ({ i }) }),
+  prompt: () => [Block.text("big")],
+  tools: [Tool.make("noop", { handler: () => text("ok") })]
+})
+
+const Judge = Environment.make({
+  name: "Judge",
+  splits: ["train"],
+  tasks: { train: [{}] },
+  messages: () => [Message.user("Write a haiku.")],
+  scoreGroup: (candidates) =>
+    candidates.length === 3
+      ? [1, { reward: 0.25, metadata: { why: "short" } }]
+      : candidates.map((c, i) => (i === 0 ? c.messages.length : { reward: 2, metadata: c.metadata })),
+  tools: [Tool.make("noop", { handler: () => text("ok") })]
+})
+
+const environments = [Lab, Chat, Broken, Slow, Big, Judge] as const
+
+const GreetingLive = Layer.succeed(Greeting, { greet: (name) => `hello ${name}` })
+
+/** A server on a free loopback port, and a client with a bounded keep-alive pool pointed at it. */
+const Loopback = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: 64 })),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+const TestServer = Server.layer(environments, { maxBodySize: 64 * 1024 }).pipe(
+  Layer.provide(GreetingLive),
+  Layer.provideMerge(Loopback)
+)
+
+// -----------------------------------------------------------------------------
+// a small client
+// -----------------------------------------------------------------------------
+
+interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+const send = (request: HttpClientRequest.HttpClientRequest) =>
+  Effect.scoped(Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(request)
+    return { status: response.status, headers: response.headers, body: yield* response.text } satisfies Reply
+  }))
+
+const withSid = (sid: string | undefined) => (r: HttpClientRequest.HttpClientRequest) =>
+  sid === undefined ? r : HttpClientRequest.setHeader(r, "x-session-id", sid)
+
+const get = (path: string, sid?: string) => send(HttpClientRequest.get(path).pipe(withSid(sid)))
+const post = (path: string, body?: unknown, sid?: string, headers: Record<string, string> = {}) =>
+  send(
+    HttpClientRequest.post(path).pipe(
+      withSid(sid),
+      HttpClientRequest.setHeaders(headers),
+      (r) => (body === undefined ? r : HttpClientRequest.bodyUnsafeJson(r, body))
+    )
+  )
+const postRaw = (path: string, body: string, contentType: string | undefined, sid?: string) =>
+  send(
+    HttpClientRequest.post(path).pipe(
+      withSid(sid),
+      (r) => (contentType === undefined
+        ? HttpClientRequest.bodyText(r, body, "")
+        : HttpClientRequest.bodyText(r, body, contentType))
+    )
+  )
+
+const detail = (reply: Reply): unknown => (JSON.parse(reply.body) as { detail: unknown }).detail
+
+interface Event {
+  readonly event: string
+  readonly data: string
+}
+
+/** Parse an SSE body (LF or CRLF), skipping comments. */
+const events = (body: string): Array<Event> =>
+  body.replace(/\r\n?/g, "\n").split("\n\n").filter((b) => b.trim() !== "" && !b.startsWith(":")).map((b) => {
+    let event = "message"
+    const data: Array<string> = []
+    for (const line of b.split("\n")) {
+      if (line.startsWith("event: ")) event = line.slice(7)
+      else if (line.startsWith("data: ")) data.push(line.slice(6))
+      else if (line === "data:") data.push("")
+    }
+    return { event, data: data.join("\n") }
+  })
+
+/** The result of a call's stream: chunks and end joined, or the error event. */
+const outcome = (body: string): { readonly taskId: string; readonly result?: any; readonly error?: string } => {
+  const evs = events(body)
+  const taskId = evs.find((e) => e.event === "task_id")?.data ?? ""
+  const error = evs.find((e) => e.event === "error")
+  if (error !== undefined) return { taskId, error: error.data }
+  const joined = evs.filter((e) => e.event === "chunk" || e.event === "end").map((e) => e.data).join("")
+  return { taskId, result: JSON.parse(joined) }
+}
+
+const callTool = (sid: string, name: string, input: unknown = {}, env = "lab") =>
+  Effect.map(post(`/${env}/call`, { name, input }, sid), (reply) => ({ reply, ...outcome(reply.body) }))
+
+const create = (sid: string, body: unknown = { split: "train", index: 0 }, headers: Record<string, string> = {}) =>
+  post("/create", body, sid, headers)
+
+/** A call whose stream is read incrementally: `until` waits for text matching a predicate. */
+const openCall = (sid: string, body: unknown, env = "lab") =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(
+      HttpClientRequest.post(`/${env}/call`).pipe(withSid(sid), HttpClientRequest.bodyUnsafeJson(body))
+    )
+    const chunks = yield* Queue.unbounded<string>()
+    const reader = yield* response.stream.pipe(
+      Stream.decodeText(),
+      Stream.runForEach((c) => Queue.offer(chunks, c)),
+      Effect.forkScoped
+    )
+    let seen = ""
+    const until = (predicate: (text: string) => boolean): Effect.Effect<string> =>
+      Effect.gen(function*() {
+        while (!predicate(seen)) seen += yield* Queue.take(chunks)
+        return seen
+      })
+    const rest = Effect.gen(function*() {
+      yield* Fiber.join(reader)
+      seen += (yield* Queue.takeAll(chunks)).pipe((c) => [...c].join(""))
+      return seen
+    })
+    return { until, rest }
+  })
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64")
+const secretsHeader = (token: string) => ({
+  "x-secrets": b64({ token: { value: token, allowed_domains: ["example.com"] } })
+})
+
+// -----------------------------------------------------------------------------
+// tests
+// -----------------------------------------------------------------------------
+
+layer(TestServer)("Server", (it) => {
+  describe("root routes", () => {
+    it.effect("health, version, list_environments", () =>
+      Effect.gen(function*() {
+        const health = yield* get("/health")
+        assert.strictEqual(health.status, 200)
+        assert.strictEqual(health.body, "{\"status\":\"ok\"}")
+        assert.strictEqual(health.headers["content-type"], "application/json")
+        assert.strictEqual((yield* get("/version")).body, "{\"version\":\"0.1.167\",\"build_sha\":null}")
+        assert.strictEqual(
+          (yield* get("/list_environments")).body,
+          "[\"lab\",\"chat\",\"broken\",\"slow\",\"big\",\"judge\"]"
+        )
+      }))
+
+    it.effect("create_session mints a session id over SSE, ending with empty data", () =>
+      Effect.gen(function*() {
+        const reply = yield* post("/create_session", {})
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.headers["content-type"], "text/event-stream; charset=utf-8")
+        assert.strictEqual(reply.headers["cache-control"], "no-cache")
+        assert.strictEqual(reply.headers["x-accel-buffering"], "no")
+        assert.match(reply.body, /^event: task_id\ndata: [0-9a-f-]{36}\n\nevent: end\ndata: \n\n$/)
+        const again = yield* post("/create_session")
+        assert.notStrictEqual(events(again.body)[0]!.data, events(reply.body)[0]!.data)
+      }))
+
+    it.effect("delete_session and delete answer with the sid, known or not", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* post("/delete_session", undefined, "nobody")).body, "{\"sid\":\"nobody\"}")
+        assert.strictEqual((yield* post("/delete", undefined, " nobody ")).body, "{\"sid\":\"nobody\"}")
+      }))
+
+    it.effect("a missing X-Session-ID is 400 wherever one is needed", () =>
+      Effect.gen(function*() {
+        for (
+          const reply of [
+            yield* post("/ping"),
+            yield* post("/delete"),
+            yield* post("/delete_session"),
+            yield* create(undefined as unknown as string),
+            yield* get("/lab/prompt"),
+            yield* get("/lab/messages"),
+            yield* get("/lab/task_tools"),
+            yield* post("/lab/call", { name: "echo", input: {} })
+          ]
+        ) {
+          assert.strictEqual(reply.status, 400)
+          assert.strictEqual(detail(reply), "X-Session-ID header is required")
+        }
+      }))
+
+    it.effect("unknown sessions are 404 on every session route", () =>
+      Effect.gen(function*() {
+        for (
+          const reply of [
+            yield* post("/ping", undefined, "ghost"),
+            yield* get("/lab/prompt", "ghost"),
+            yield* get("/lab/messages", "ghost"),
+            yield* get("/lab/task_tools", "ghost"),
+            yield* post("/lab/call", { name: "echo", input: { text: "x" } }, "ghost")
+          ]
+        ) {
+          assert.strictEqual(reply.status, 404)
+          assert.strictEqual(detail(reply), "Active environment not found")
+        }
+      }))
+  })
+
+  describe("routing", () => {
+    it.effect("a path outside every environment is redirected (308) under the first one, query kept", () =>
+      Effect.gen(function*() {
+        const reply = yield* get("/tools?x=1&y=2")
+        assert.strictEqual(reply.status, 308)
+        assert.strictEqual(reply.headers["location"], "/lab/tools?x=1&y=2")
+        assert.strictEqual((yield* get("/")).headers["location"], "/lab/")
+        assert.strictEqual((yield* post("/call", {})).headers["location"], "/lab/call")
+      }))
+
+    it.effect("environment names match without regard to case, and echo the path's spelling", () =>
+      Effect.gen(function*() {
+        const reply = yield* post("/LAB/tasks", { split: "train" })
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual(JSON.parse(reply.body), {
+          tasks: [{ id: "t0" }, { id: "t1" }, { id: "t2" }],
+          env_name: "LAB"
+        })
+      }))
+
+    it.effect("unknown paths are 404, wrong methods 405, trailing slashes 307", () =>
+      Effect.gen(function*() {
+        const missing = yield* get("/lab/nothing")
+        assert.strictEqual(missing.status, 404)
+        assert.strictEqual(detail(missing), "Not Found")
+        const wrong = yield* get("/create")
+        assert.strictEqual(wrong.status, 405)
+        assert.strictEqual(detail(wrong), "Method Not Allowed")
+        assert.strictEqual(wrong.headers["allow"], "POST")
+        assert.strictEqual((yield* post("/lab/tools")).status, 405)
+        const slash = yield* get("/health/")
+        assert.strictEqual(slash.status, 307)
+        assert.match(slash.headers["location"]!, /^http:\/\/[^/]+\/health$/)
+      }))
+  })
+
+  describe("environment routes", () => {
+    it.effect("tools: sorted, terminal tool apart, input_schema null without input, block types advertised", () =>
+      Effect.gen(function*() {
+        const reply = yield* get("/lab/tools")
+        const body = JSON.parse(reply.body)
+        assert.deepStrictEqual(Object.keys(body), [
+          "tools",
+          "terminal_tool",
+          "supports_score_group",
+          "message_block_types"
+        ])
+        assert.deepStrictEqual(
+          body.tools.map((t: Protocol.ToolSpec) => t.name),
+          [
+            "bad",
+            "big",
+            "die",
+            "echo",
+            "fail",
+            "finish",
+            "greet",
+            "leak",
+            "parallel",
+            "serial",
+            "slow",
+            "solo",
+            "whoami"
+          ]
+        )
+        const echo = body.tools.find((t: Protocol.ToolSpec) => t.name === "echo")
+        assert.deepStrictEqual(echo, {
+          name: "echo",
+          description: "Echo the text back.",
+          input_schema: {
+            type: "object",
+            required: ["text"],
+            properties: { text: { type: "string" } },
+            additionalProperties: false
+          }
+        })
+        assert.isNull(body.tools.find((t: Protocol.ToolSpec) => t.name === "whoami").input_schema)
+        assert.deepStrictEqual(body.terminal_tool, { name: "final", arg: "message", description: "" })
+        assert.strictEqual(body.supports_score_group, false)
+        assert.deepStrictEqual(body.message_block_types, ["text", "image", "reasoning", "tool_call", "tool_result"])
+        assert.strictEqual(JSON.parse((yield* get("/judge/tools")).body).supports_score_group, true)
+      }))
+
+    it.effect("splits type plain names by the reference's rule", () =>
+      Effect.gen(function*() {
+        assert.strictEqual(
+          (yield* get("/lab/splits")).body,
+          "[{\"name\":\"train\",\"type\":\"train\"},{\"name\":\"odd\",\"type\":\"validation\"}]"
+        )
+      }))
+
+    it.effect("tasks, num_tasks, task and task_range follow Python indexing", () =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(JSON.parse((yield* post("/lab/tasks", { split: "odd" })).body), {
+          tasks: [],
+          env_name: "lab"
+        })
+        assert.strictEqual((yield* post("/lab/num_tasks", { split: "train" })).body, "{\"num_tasks\":3}")
+        assert.deepStrictEqual(JSON.parse((yield* post("/lab/task", { split: "train", index: -1 })).body), {
+          task: { id: "t2" },
+          env_name: "lab"
+        })
+        for (const index of [3, -4]) {
+          const reply = yield* post("/lab/task", { split: "train", index })
+          assert.strictEqual(reply.status, 400)
+          assert.strictEqual(detail(reply), "Invalid index")
+        }
+        const range = (start: number | null, stop: number | null) =>
+          Effect.map(post("/lab/task_range", { split: "train", start, stop }), (r) =>
+            (JSON.parse(r.body).tasks as Array<{ id: string }>).map((t) => t.id))
+        assert.deepStrictEqual(yield* range(null, null), ["t0", "t1", "t2"])
+        assert.deepStrictEqual(yield* range(-2, null), ["t1", "t2"])
+        assert.deepStrictEqual(yield* range(1, -1), ["t1"])
+        assert.deepStrictEqual(yield* range(5, 9), [])
+        assert.deepStrictEqual(yield* range(2, 1), [])
+        assert.deepStrictEqual(yield* range(-10, 2), ["t0", "t1"])
+        for (const path of ["/lab/tasks", "/lab/num_tasks", "/lab/task", "/lab/task_range"]) {
+          const reply = yield* post(path, path === "/lab/task" ? { split: "nope", index: 0 } : { split: "nope" })
+          assert.strictEqual(reply.status, 400)
+          assert.strictEqual(detail(reply), "Invalid split")
+        }
+      }))
+
+    it.effect("an index-only task source counts and fetches, and refuses to list", () =>
+      Effect.gen(function*() {
+        const list = yield* post("/big/tasks", { split: "train" })
+        assert.strictEqual(list.status, 400)
+        assert.strictEqual(
+          detail(list),
+          "list_tasks is not supported for this environment. Use the index-based API (num_tasks + get_task) instead."
+        )
+        assert.strictEqual((yield* post("/big/num_tasks", { split: "train" })).body, "{\"num_tasks\":1000}")
+        assert.deepStrictEqual(JSON.parse((yield* post("/big/task", { split: "train", index: -1 })).body).task, {
+          i: 999
+        })
+        assert.deepStrictEqual(
+          JSON.parse((yield* post("/big/task_range", { split: "train", start: -3 })).body).tasks,
+          [{ i: 997 }, { i: 998 }, { i: 999 }]
+        )
+        assert.strictEqual((yield* post("/big/task", { split: "train", index: 1000 })).status, 400)
+      }))
+  })
+
+  describe("bad request bodies", () => {
+    it.effect("malformed JSON is a 422 json_invalid item at the error's position", () =>
+      Effect.gen(function*() {
+        const reply = yield* postRaw("/lab/tasks", "{bad", "application/json")
+        assert.strictEqual(reply.status, 422)
+        const [item] = detail(reply) as Array<any>
+        assert.strictEqual(item.type, "json_invalid")
+        assert.deepStrictEqual(item.loc, ["body", 1])
+        assert.strictEqual(item.msg, "JSON decode error")
+      }))
+
+    it.effect("wrong types, missing and unexpected fields: one item each, declared fields first", () =>
+      Effect.gen(function*() {
+        const reply = yield* post("/lab/call", { name: 1, input: [], task_id: 5, zz: 1 }, "whoever")
+        // The session is resolved before the body is validated, as FastAPI resolves dependencies first.
+        assert.strictEqual(reply.status, 404)
+        const tasks = yield* post("/lab/task", { split: 1, index: 1.5, extra: true })
+        assert.strictEqual(tasks.status, 422)
+        assert.deepStrictEqual(detail(tasks), [
+          { type: "string_type", loc: ["body", "split"], msg: "Input should be a valid string", input: 1 },
+          {
+            type: "int_from_float",
+            loc: ["body", "index"],
+            msg: "Input should be a valid integer, got a number with a fractional part",
+            input: 1.5
+          },
+          { type: "extra_forbidden", loc: ["body", "extra"], msg: "Extra inputs are not permitted", input: true }
+        ])
+        assert.deepStrictEqual(detail(yield* post("/lab/tasks", {})), [
+          { type: "missing", loc: ["body", "split"], msg: "Field required", input: {} }
+        ])
+        assert.deepStrictEqual(detail(yield* post("/lab/tasks")), [
+          { type: "missing", loc: ["body"], msg: "Field required", input: null }
+        ])
+        assert.deepStrictEqual(detail(yield* post("/lab/tasks", [1])), [
+          {
+            type: "model_attributes_type",
+            loc: ["body"],
+            msg: "Input should be a valid dictionary or object to extract fields from",
+            input: [1]
+          }
+        ])
+      }))
+
+    it.effect("a body not sent as JSON is validated as the text it is", () =>
+      Effect.gen(function*() {
+        const reply = yield* postRaw("/lab/tasks", "{\"split\":\"train\"}", "text/plain")
+        assert.strictEqual(reply.status, 422)
+        assert.deepStrictEqual((detail(reply) as Array<any>)[0].input, "{\"split\":\"train\"}")
+      }))
+
+    it.effect("an oversized body is 413 and the server keeps serving", () =>
+      Effect.gen(function*() {
+        const reply = yield* post("/lab/tasks", { split: "x".repeat(70 * 1024) })
+        assert.strictEqual(reply.status, 413)
+        assert.strictEqual(detail(reply), "Content Too Large")
+        assert.strictEqual((yield* get("/health")).status, 200)
+      }))
+
+    it.effect("create: the task source rule, unknown environments, splits, indices, toolsets, task_spec schema", () =>
+      Effect.gen(function*() {
+        const neither = yield* create("c1", {})
+        assert.strictEqual(neither.status, 422)
+        assert.deepStrictEqual(detail(neither), [{
+          type: "value_error",
+          loc: ["body"],
+          msg: "Value error, Provide either task_spec or both split and index, not both/neither",
+          input: {},
+          ctx: { error: {} }
+        }])
+        assert.strictEqual(
+          (detail(yield* create("c1", { task_spec: { id: "x" }, split: "train" })) as Array<any>)[0].msg,
+          "Value error, split and index must both be provided together"
+        )
+        const unknown = yield* create("c1", { split: "train", index: 0, env_name: "Nope" })
+        assert.strictEqual(unknown.status, 404)
+        assert.strictEqual(detail(unknown), "unknown environment 'Nope'")
+        assert.strictEqual(detail(yield* create("c1", { split: "zzz", index: 0 })), "Invalid split")
+        assert.strictEqual(detail(yield* create("c1", { split: "train", index: 7 })), "Invalid index")
+        assert.strictEqual(
+          detail(yield* create("c1", { split: "train", index: 0, toolset_name: "codex" })),
+          "unknown toolset 'codex'; valid options are []"
+        )
+        const badSpec = yield* create("c1", { task_spec: { id: 5 } })
+        assert.strictEqual(badSpec.status, 422)
+        assert.deepStrictEqual((detail(badSpec) as Array<any>)[0].loc, ["body", "task_spec", "id"])
+        const badSecrets = yield* create("c1", { split: "train", index: 0 }, { "x-secrets": "%%%not-base64" })
+        assert.strictEqual(badSecrets.status, 400)
+        assert.notInclude(badSecrets.body, "%%%not-base64")
+        assert.strictEqual((yield* create("c1", { task_spec: { id: "spec" } })).body, "{\"sid\":\"c1\"}")
+        const twice = yield* create("c1", { task_spec: { id: "spec" } })
+        assert.strictEqual(twice.status, 400)
+        assert.strictEqual(detail(twice), "Session already exists")
+        assert.strictEqual(
+          outcome((yield* post("/lab/call", { name: "whoami", input: {} }, "c1")).body).result.output.blocks[0].text,
+          "spec opened-spec Lab"
+        )
+        yield* post("/delete", undefined, "c1")
+      }))
+  })
+
+  describe("sessions", () => {
+    it.effect("prompt, messages (derived from the prompt) and task tools", () =>
+      Effect.gen(function*() {
+        yield* create("s1", { split: "train", index: 1 })
+        assert.strictEqual(
+          (yield* get("/lab/prompt", "s1")).body,
+          "[{\"text\":\"Task t1\",\"detail\":null,\"type\":\"text\"}]"
+        )
+        assert.strictEqual(
+          (yield* get("/lab/messages", "s1")).body,
+          "[{\"role\":\"user\",\"blocks\":[{\"text\":\"Task t1\",\"detail\":null,\"type\":\"text\"}],\"detail\":null}]"
+        )
+        const tools = JSON.parse((yield* get("/lab/task_tools", "s1")).body)
+        assert.strictEqual(tools.tools.at(-1).name, "special")
+        assert.strictEqual(tools.tools.length, 14)
+        assert.deepStrictEqual((yield* callTool("s1", "special")).result.output.blocks[0].text, "special")
+        // Session routes answer for the session's environment, whatever the path says.
+        assert.strictEqual(
+          (yield* get("/chat/prompt", "s1")).body,
+          "[{\"text\":\"Task t1\",\"detail\":null,\"type\":\"text\"}]"
+        )
+        yield* post("/delete", undefined, "s1")
+      }))
+
+    it.effect("a conversation environment serves its messages and their flattening", () =>
+      Effect.gen(function*() {
+        yield* create("s2", { split: "train", index: 0, env_name: "chat" })
+        const messages = JSON.parse((yield* get("/chat/messages", "s2")).body)
+        assert.strictEqual(messages.length, 4)
+        assert.deepStrictEqual(messages[2].blocks[1], {
+          id: "tc_1",
+          name: "lookup",
+          input: { id: "4411" },
+          detail: null,
+          type: "tool_call"
+        })
+        const prompt = JSON.parse((yield* get("/chat/prompt", "s2")).body) as Array<{ text: string }>
+        assert.deepStrictEqual(prompt.map((b) => b.text), [
+          "[system]",
+          "Be brief.",
+          "[user]",
+          "About tracking",
+          "[assistant]",
+          "<think>Check the carrier.</think>",
+          "[tool_call lookup] {\"id\": \"4411\"}",
+          "[user]",
+          "[tool_result]",
+          "stalled"
+        ])
+        yield* post("/delete", undefined, "s2")
+      }))
+
+    it.effect("ping keeps a session; delete tears it down once, and it is gone", () =>
+      Effect.gen(function*() {
+        yield* create("s3")
+        assert.strictEqual((yield* post("/ping", undefined, "s3")).body, "{\"status\":\"ok\"}")
+        assert.strictEqual((yield* callTool("s3", "whoami")).result.output.blocks[0].text, "t0 opened-t0 Lab")
+        assert.include(log, "setup s3")
+        assert.notInclude(log, "teardown s3")
+        yield* post("/delete", undefined, "s3")
+        assert.include(log, "teardown s3")
+        yield* post("/delete", undefined, "s3")
+        assert.strictEqual(log.filter((l) => l === "teardown s3").length, 1)
+        assert.strictEqual((yield* post("/ping", undefined, "s3")).status, 404)
+        assert.strictEqual((yield* get("/lab/prompt", "s3")).status, 404)
+        // The id can be used again.
+        assert.strictEqual((yield* create("s3")).status, 200)
+        yield* post("/delete", undefined, "s3")
+      }))
+
+    it.effect("a failed setup is a 500 on session routes, with the secret redacted", () =>
+      Effect.gen(function*() {
+        yield* create("s4", { split: "train", index: 0, env_name: "broken" }, secretsHeader("sk-live-123"))
+        for (const reply of [yield* get("/broken/prompt", "s4"), yield* get("/broken/task_tools", "s4")]) {
+          assert.strictEqual(reply.status, 500)
+          assert.strictEqual(detail(reply), "Boom: setup exploded near [REDACTED]")
+          assert.notInclude(reply.body, "sk-live-123")
+        }
+        const call = yield* post("/broken/call", { name: "noop", input: {} }, "s4")
+        assert.strictEqual(call.status, 500)
+        assert.strictEqual((yield* post("/ping", undefined, "s4")).status, 200)
+        yield* post("/delete", undefined, "s4")
+      }))
+
+    it.effect("session routes wait for setup; a long one is 503 'still starting', a deleted one 410", () =>
+      Effect.gen(function*() {
+        yield* create("s5", { split: "train", index: 0, env_name: "slow" })
+        const waiting = yield* Effect.fork(get("/slow/prompt", "s5"))
+        const tools = yield* get("/slow/task_tools", "s5")
+        assert.strictEqual(tools.status, 200)
+        yield* open("setup a")
+        const ready = yield* Fiber.join(waiting)
+        assert.strictEqual(ready.body, "[{\"text\":\"ready\",\"detail\":null,\"type\":\"text\"}]")
+
+        yield* create("s6", { split: "train", index: 1, env_name: "slow" })
+        const timingOut = yield* Effect.fork(get("/slow/messages", "s6"))
+        yield* Effect.yieldNow()
+        yield* TestClock.adjust("26 seconds")
+        const late = yield* Fiber.join(timingOut)
+        assert.strictEqual(late.status, 503)
+        assert.strictEqual(detail(late), "Environment still starting.")
+        assert.strictEqual(late.headers["x-backend-state"], "starting")
+        assert.strictEqual(late.headers["retry-after"], "2")
+
+        const gone = yield* Effect.fork(get("/slow/prompt", "s6"))
+        yield* Effect.yieldNow()
+        yield* post("/delete", undefined, "s6")
+        const deleted = yield* Fiber.join(gone)
+        assert.strictEqual(deleted.status, 410)
+        assert.strictEqual(detail(deleted), "Session deleted")
+        yield* post("/delete", undefined, "s5")
+      }))
+
+    it.effect("idle sessions are reaped (and torn down) after 900 s without a ping", () =>
+      Effect.gen(function*() {
+        yield* create("s7")
+        yield* create("s8")
+        yield* TestClock.adjust("600 seconds")
+        yield* post("/ping", undefined, "s8")
+        yield* TestClock.adjust("400 seconds")
+        assert.include(log, "teardown s7")
+        assert.strictEqual((yield* post("/ping", undefined, "s7")).status, 404)
+        assert.strictEqual((yield* post("/ping", undefined, "s8")).status, 200)
+        yield* post("/delete", undefined, "s8")
+      }))
+
+    it.effect("services an environment needs come from layers", () =>
+      Effect.gen(function*() {
+        yield* create("s9")
+        assert.strictEqual((yield* callTool("s9", "greet", { name: "Ada" })).result.output.blocks[0].text, "hello Ada")
+        yield* post("/delete", undefined, "s9")
+      }))
+  })
+
+  describe("tool calls", () => {
+    it.effect("a result is task_id then end; reward is written as a float, as pydantic does", () =>
+      Effect.gen(function*() {
+        yield* create("k1")
+        const { reply, result } = yield* callTool("k1", "echo", { text: "hi" })
+        assert.strictEqual(reply.headers["content-type"], "text/event-stream; charset=utf-8")
+        assert.match(
+          reply.body,
+          /^event: task_id\ndata: [0-9a-f]{32}\n\nevent: end\ndata: \{"ok":true,"output":\{"blocks":\[\{"text":"hi","detail":null,"type":"text"\}\],"metadata":null,"reward":null,"finished":false\}\}\n\n$/
+        )
+        assert.deepStrictEqual(result.output.blocks, [{ text: "hi", detail: null, type: "text" }])
+        const finish = yield* callTool("k1", "finish")
+        assert.include(finish.reply.body, "\"metadata\":{\"n\":1},\"reward\":0.5,\"finished\":true")
+        const after = yield* callTool("k1", "echo", { text: "again" })
+        assert.deepStrictEqual(after.result, {
+          ok: false,
+          error:
+            "'echo' was not run: the episode has finished (a tool returned finished=True), so no further tool calls are accepted.",
+          reason: "episode_finished"
+        })
+        const unknown = yield* callTool("k1", "nope")
+        assert.deepStrictEqual(unknown.result, { ok: false, error: "'nope' is not a valid tool", reason: "not_found" })
+        yield* post("/delete", undefined, "k1")
+      }))
+
+    it.effect("input that fails the tool's schema is refused with the reference's text, the handler not run", () =>
+      Effect.gen(function*() {
+        yield* create("k2")
+        const { result } = yield* callTool("k2", "echo", { text: 5 })
+        assert.deepStrictEqual(result, {
+          ok: false,
+          error:
+            "Tool input validation error: [{'type': 'string_type', 'loc': ('text',), 'msg': 'Input should be a valid string', 'input': 5}]",
+          reason: "input_validation"
+        })
+        const missing = yield* callTool("k2", "big", { n: 1 })
+        assert.strictEqual(
+          missing.result.error,
+          "Tool input validation error: [{'type': 'missing', 'loc': ('pad',), 'msg': 'Field required', 'input': {'n': 1}}]"
+        )
+        // Unknown keys are ignored, as pydantic ignores them; a tool without input ignores its input.
+        assert.isTrue((yield* callTool("k2", "echo", { text: "x", extra: 1 })).result.ok)
+        assert.isTrue((yield* callTool("k2", "whoami", { anything: true })).result.ok)
+        yield* post("/delete", undefined, "k2")
+      }))
+
+    it.effect("a tool that fails, dies or returns garbage gives the SSE error event; the server keeps serving", () =>
+      Effect.gen(function*() {
+        yield* create("k3", { split: "train", index: 0 }, secretsHeader("tok-999"))
+        const fail = yield* callTool("k3", "fail")
+        assert.strictEqual(fail.reply.status, 200)
+        assert.strictEqual(fail.error, "kaboom")
+        assert.strictEqual((yield* callTool("k3", "die")).error, "exploded")
+        assert.match((yield* callTool("k3", "bad")).error!, /^'bad' returned an invalid ToolOutput/)
+        const leak = yield* callTool("k3", "leak")
+        assert.strictEqual(leak.error, "bad token [REDACTED]")
+        assert.notInclude(leak.reply.body, "tok-999")
+        assert.isTrue((yield* callTool("k3", "echo", { text: "still here" })).result.ok)
+        yield* post("/delete", undefined, "k3")
+      }))
+
+    it.effect("results are split into 4096-code-point chunks, never inside a surrogate pair", () =>
+      Effect.gen(function*() {
+        yield* create("k4")
+        const overhead = events((yield* callTool("k4", "big", { n: 0, pad: 0 })).reply.body).at(-1)!.data.length
+        // Shifting the text by one UTF-16 unit moves every 4096-unit boundary into, or out of, a pair.
+        for (const pad of [0, 1, 2, 3]) {
+          const { reply, result } = yield* callTool("k4", "big", { n: 5000, pad })
+          const evs = events(reply.body)
+          assert.deepStrictEqual(evs.map((e) => e.event), ["task_id", "chunk", "end"])
+          assert.strictEqual(Array.from(evs[1]!.data).length, 4096)
+          assert.strictEqual(Array.from(evs[2]!.data).length, overhead + pad + 5000 - 4096)
+          for (const piece of evs.slice(1)) {
+            assert.isFalse(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(piece.data))
+          }
+          assert.strictEqual(result.output.blocks[0].text, "x".repeat(pad) + "😀".repeat(5000))
+        }
+        const exact = yield* callTool("k4", "big", { n: 0, pad: 4096 - overhead })
+        assert.deepStrictEqual(events(exact.reply.body).map((e) => e.event), ["task_id", "end"])
+        const over = yield* callTool("k4", "big", { n: 0, pad: 4097 - overhead })
+        assert.deepStrictEqual(events(over.reply.body).map((e) => [e.event, e.data.length]), [
+          ["task_id", 32],
+          ["chunk", 4096],
+          ["end", 1]
+        ])
+        const many = yield* callTool("k4", "big", { n: 9000, pad: 0 })
+        assert.deepStrictEqual(events(many.reply.body).map((e) => e.event), ["task_id", "chunk", "chunk", "end"])
+        assert.strictEqual(many.result.output.blocks[0].text, "😀".repeat(9000))
+        yield* post("/delete", undefined, "k4")
+      }))
+
+    it.effect("a stream re-attached by task_id gets the result without the tool running again", () =>
+      Effect.gen(function*() {
+        yield* create("k5")
+        const first = yield* Effect.scoped(Effect.gen(function*() {
+          const call = yield* openCall("k5", { name: "slow", input: { latch: "resume" } })
+          return events(yield* call.until((t) => t.includes("\n\n")))[0]!
+        }))
+        assert.strictEqual(first.event, "task_id")
+        assert.strictEqual(count("slow resume"), 1)
+        const resumed = yield* Effect.fork(post("/lab/call", { name: "ignored", input: {}, task_id: first.data }, "k5"))
+        yield* open("resume")
+        const reply = yield* Fiber.join(resumed)
+        const { result, taskId } = outcome(reply.body)
+        assert.strictEqual(taskId, first.data)
+        assert.strictEqual(result.output.blocks[0].text, "slow resume")
+        // Again, after it finished: the same result, still one run.
+        assert.strictEqual(
+          outcome((yield* post("/lab/call", { name: "x", input: {}, task_id: first.data }, "k5")).body).result.output
+            .blocks[0].text,
+          "slow resume"
+        )
+        assert.strictEqual(count("slow resume"), 1)
+        // Unknown ids, and ids of another session, are an error event.
+        for (const sid of ["k5", "k5b"]) {
+          if (sid === "k5b") yield* create("k5b")
+          const bogus = yield* post(
+            "/lab/call",
+            { name: "x", input: {}, task_id: sid === "k5" ? "f00" : first.data },
+            sid
+          )
+          assert.strictEqual(bogus.body, "event: error\ndata: unknown task_id\n\n")
+        }
+        // Finished results are kept 60 s.
+        yield* TestClock.adjust("70 seconds")
+        yield* post("/ping", undefined, "k5")
+        const expired = yield* post("/lab/call", { name: "x", input: {}, task_id: first.data }, "k5")
+        assert.strictEqual(expired.body, "event: error\ndata: unknown task_id\n\n")
+        yield* post("/delete", undefined, "k5")
+        yield* post("/delete", undefined, "k5b")
+      }))
+
+    it.effect("a pending call's stream carries keep-alive comments every 10 s", () =>
+      Effect.gen(function*() {
+        yield* create("k6")
+        yield* Effect.scoped(Effect.gen(function*() {
+          const call = yield* openCall("k6", { name: "slow", input: { latch: "keepalive" } })
+          yield* call.until((t) => t.includes("\n\n"))
+          yield* TestClock.adjust("10 seconds")
+          const seen = yield* call.until((t) => t.includes(": ping - "))
+          assert.match(seen, /^event: task_id\ndata: [0-9a-f]{32}\n\n: ping - \d{4}-\d\d-\d\dT[\d:.]+Z\n\n$/)
+          yield* open("keepalive")
+          const all = yield* call.rest
+          assert.strictEqual(outcome(all).result.output.blocks[0].text, "slow keepalive")
+        }))
+        yield* post("/delete", undefined, "k6")
+      }))
+
+    it.effect("calls of one tool run one at a time; concurrent tools overlap", () =>
+      Effect.gen(function*() {
+        yield* create("k7")
+        yield* Effect.scoped(Effect.gen(function*() {
+          inFlight = 0
+          maxInFlight = 0
+          const calls = yield* Effect.forEach([1, 2, 3], () =>
+            openCall("k7", { name: "serial", input: { latch: "serial" } }))
+          for (const c of calls) {
+            yield* c.until((t) =>
+              t.includes("\n\n")
+            )
+          }
+          assert.strictEqual(count("serial"), 1)
+          yield* open("serial")
+          for (const c of calls) assert.isTrue(outcome(yield* c.rest).result.ok)
+          assert.strictEqual(maxInFlight, 1)
+          assert.strictEqual(count("serial"), 3)
+        }))
+        yield* Effect.scoped(Effect.gen(function*() {
+          inFlight = 0
+          maxInFlight = 0
+          const calls = yield* Effect.forEach([1, 2, 3], () =>
+            openCall("k7", { name: "parallel", input: { latch: "parallel" } }))
+          for (const c of calls) {
+            yield* c.until((t) =>
+              t.includes("\n\n")
+            )
+          }
+          assert.strictEqual(inFlight, 3)
+          yield* open("parallel")
+          for (const c of calls) assert.isTrue(outcome(yield* c.rest).result.ok)
+        }))
+        yield* post("/delete", undefined, "k7")
+      }))
+
+    it.effect("an exclusive tool waits for calls in flight and holds back new ones", () =>
+      Effect.gen(function*() {
+        yield* create("k8")
+        log.length = 0
+        yield* Effect.scoped(Effect.gen(function*() {
+          const running = yield* openCall("k8", { name: "parallel", input: { latch: "excl-a" } })
+          yield* running.until((t) => t.includes("\n\n"))
+          const exclusive = yield* openCall("k8", { name: "solo", input: { latch: "excl-b" } })
+          yield* exclusive.until((t) => t.includes("\n\n"))
+          const later = yield* openCall("k8", { name: "parallel", input: { latch: "excl-c" } })
+          yield* later.until((t) => t.includes("\n\n"))
+          assert.deepStrictEqual(log, ["parallel start"])
+          yield* open("excl-b")
+          yield* open("excl-c")
+          yield* open("excl-a")
+          yield* running.rest
+          yield* exclusive.rest
+          yield* later.rest
+          assert.deepStrictEqual(log, [
+            "parallel start",
+            "parallel end",
+            "solo start",
+            "solo end",
+            "parallel start",
+            "parallel end"
+          ])
+        }))
+        yield* post("/delete", undefined, "k8")
+      }))
+
+    it.effect("a call queued behind one that finished the episode is refused without running", () =>
+      Effect.gen(function*() {
+        yield* create("k9")
+        counters.delete("serial")
+        yield* Effect.scoped(Effect.gen(function*() {
+          const first = yield* openCall("k9", { name: "serial", input: { latch: "grade", finish: true } })
+          yield* first.until((t) => t.includes("\n\n"))
+          const second = yield* openCall("k9", { name: "serial", input: { latch: "grade" } })
+          yield* second.until((t) => t.includes("\n\n"))
+          yield* open("grade")
+          assert.isTrue(outcome(yield* first.rest).result.output.finished)
+          assert.strictEqual(outcome(yield* second.rest).result.reason, "episode_finished")
+          assert.strictEqual(count("serial"), 1)
+        }))
+        yield* post("/delete", undefined, "k9")
+      }))
+
+    it.effect("a terminal tool is callable by name; task tools that collide are refused", () =>
+      Effect.gen(function*() {
+        yield* create("k10", { split: "train", index: 2 })
+        const collision = yield* callTool("k10", "echo", { text: "x" })
+        assert.strictEqual(collision.result.reason, "name_collision")
+        const terminal = yield* callTool("k10", "final", { message: "the answer" })
+        assert.deepStrictEqual(terminal.result.output, {
+          blocks: [{ text: "the answer", detail: null, type: "text" }],
+          metadata: null,
+          reward: 1,
+          finished: true
+        })
+        yield* post("/delete", undefined, "k10")
+      }))
+
+    it.effect("score_group scores candidates, checks their count, and 404s where unsupported", () =>
+      Effect.gen(function*() {
+        yield* create("g1", { split: "train", index: 0, env_name: "judge" })
+        const candidate = (text: string, metadata: unknown = null) => ({
+          messages: [{ role: "assistant", blocks: [{ type: "text", text }] }],
+          metadata
+        })
+        const scored = yield* post(
+          "/judge/score_group",
+          { candidates: [candidate("a"), candidate("b", { k: 1 })] },
+          "g1"
+        )
+        assert.strictEqual(
+          events(scored.body).at(-1)!.data,
+          "{\"scores\":[{\"reward\":1.0,\"metadata\":null},{\"reward\":2.0,\"metadata\":{\"k\":1}}]}"
+        )
+        const mismatch = yield* post("/judge/score_group", {
+          candidates: [candidate("a"), candidate("b"), candidate("c")]
+        }, "g1")
+        assert.strictEqual(outcome(mismatch.body).error, "score_group returned 2 scores for 3 candidates")
+        const invalid = yield* post("/judge/score_group", {
+          candidates: [{ messages: [{ role: "tool", blocks: [] }] }]
+        }, "g1")
+        assert.strictEqual(invalid.status, 422)
+        yield* create("g2")
+        const unsupported = yield* post("/Lab/score_group", { candidates: [] }, "g2")
+        assert.strictEqual(unsupported.status, 404)
+        assert.strictEqual(detail(unsupported), "Environment 'Lab' does not implement score_group")
+        yield* post("/delete", undefined, "g1")
+        yield* post("/delete", undefined, "g2")
+      }))
+
+    it.effect(
+      "200 concurrent sessions, each making tool calls, complete with nothing lost",
+      () =>
+        Effect.gen(function*() {
+          const results = yield* Effect.forEach(
+            Array.from({ length: 200 }, (_, i) => i),
+            (i) =>
+              Effect.gen(function*() {
+                const sid = `many-${i}`
+                yield* create(sid, { split: "train", index: i % 2 })
+                const echoes = yield* Effect.forEach([0, 1, 2], (j) => callTool(sid, "echo", { text: `${i}:${j}` }), {
+                  concurrency: "unbounded"
+                })
+                const who = yield* callTool(sid, "whoami")
+                const prompt = yield* get("/lab/prompt", sid)
+                yield* post("/delete", undefined, sid)
+                for (const e of [...echoes, who]) {
+                  if (e.result?.ok !== true) assert.fail(`${sid}: ${e.reply.status} ${e.reply.body}`)
+                }
+                return {
+                  echoes: echoes.map((e) => e.result.output.blocks[0].text as string),
+                  who: who.result.output.blocks[0].text as string,
+                  prompt: prompt.body
+                }
+              }),
+            { concurrency: "unbounded" }
+          )
+          results.forEach((r, i) => {
+            assert.deepStrictEqual(r.echoes, [`${i}:0`, `${i}:1`, `${i}:2`])
+            assert.strictEqual(r.who, `t${i % 2} opened-t${i % 2} Lab`)
+            assert.strictEqual(r.prompt, `[{"text":"Task t${i % 2}","detail":null,"type":"text"}]`)
+          })
+          for (let i = 0; i < 200; i++) assert.include(log, `teardown many-${i}`)
+        }),
+      { timeout: 120_000 }
+    )
+  })
+})
+
+describe("Server lifecycle", () => {
+  it.effect("shutting the server down tears every session down", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        Server.layer([Lab], {}).pipe(Layer.provide(GreetingLive), Layer.provideMerge(Loopback)),
+        scope
+      )
+      yield* Effect.provide(
+        Effect.gen(function*() {
+          yield* create("down-1")
+          yield* create("down-2", { split: "train", index: 1 })
+          yield* callTool("down-1", "whoami")
+        }),
+        context
+      )
+      assert.notInclude(log, "teardown down-1")
+      yield* Scope.close(scope, Exit.void)
+      assert.include(log, "teardown down-1")
+      assert.include(log, "teardown down-2")
+    }))
+
+  it.effect("definitions that cannot be served fail the layer with the reference's messages", () =>
+    Effect.gen(function*() {
+      const noTools = Environment.make({ name: "Empty", splits: ["train"], tasks: {}, prompt: () => [], tools: [] })
+      const noSplits = Environment.make({ name: "NoSplits", splits: [], tasks: {}, prompt: () => [], tools: labTools })
+      const neither = Environment.make({ name: "Neither", splits: ["train"], tasks: {}, tools: labTools } as any)
+      const twoTerminals = Environment.make({
+        name: "Two",
+        splits: ["train"],
+        tasks: {},
+        prompt: () => [],
+        tools: [...labTools, Tool.make("other", { terminal: true, handler: () => text("x") })]
+      })
+      const wideTerminal = Environment.make({
+        name: "Wide",
+        splits: ["train"],
+        tasks: {},
+        prompt: () => [],
+        tools: [
+          Tool.make("t", {
+            terminal: true,
+            input: Schema.Struct({ a: Schema.String, b: Schema.String }),
+            handler: () => text("x")
+          })
+        ]
+      })
+      const reserved = Environment.make({
+        name: "Health",
+        splits: ["train"],
+        tasks: {},
+        prompt: () => [],
+        tools: labTools
+      })
+      const cases: Array<readonly [ReadonlyArray<Environment.Any>, string]> = [
+        [[], "Server requires at least one environment to be provided."],
+        [[noTools], "Environment 'empty' has no tools defined. Add at least one tool."],
+        [[noSplits], "Environment 'nosplits' has no splits defined. Give `splits` at least one split."],
+        [
+          [neither],
+          "Environment 'neither' implements neither prompt nor messages. Give `prompt` (or `messages` for a conversation-shaped environment)."
+        ],
+        [[Lab, Lab], "duplicate env lab"],
+        [
+          [twoTerminals],
+          "Environment 'two' has more than one terminal tool: 'final' and 'other'. An environment may have at most one."
+        ],
+        [
+          [wideTerminal],
+          "Environment 'wide' has an unusable tool 't': terminal tool 't' must take at most one input field (the message), but its input has 2 fields: a, b"
+        ],
+        [[reserved], "Environment 'health' collides with the server's own route /health; choose another name"]
+      ]
+      for (const [envs, message] of cases) {
+        const error = yield* Effect.flip(Effect.scoped(Server.make(envs)))
+        assert.strictEqual(error._tag, "InvalidDefinition")
+        assert.strictEqual(error.message, message)
+      }
+    }))
+})
