@@ -449,7 +449,9 @@ export interface DecodeOptions {}
 /**
  * A canonical conversation as a Gemini request. With default options the result equals, key order
  * included, the reference SDK's `convert_messages(messages, "google")`; every case where the
- * reference raises is a tagged error (see the module docs for the rules and the order of checks).
+ * reference raises is a tagged error, and when there are several the one the reference raises is
+ * reported: misplaced blocks first, then system messages in order, then the other blocks in order
+ * (for a tool result, its missing call before an image inside it).
  *
  * @category encoding
  * @since 0.1.0

@@ -409,8 +409,10 @@ const toolConversation = [
 ]
 
 describe("GoogleFormat.encode options", () => {
-  it("casing: \"camel\" spells every key as the JS SDK reads it", () => {
-    const wire = right(GoogleFormat.encode(toolConversation, { casing: "camel" }))
+  it("casing: \"camel\" spells every key as the JS SDK reads it (and the result type says so)", () => {
+    const wire: GoogleFormat.Request<"camel"> = right(GoogleFormat.encode(toolConversation, { casing: "camel" }))
+    const snake: GoogleFormat.Request<"snake"> = right(GoogleFormat.encode(toolConversation))
+    assert.strictEqual(wire.systemInstruction, snake.system_instruction)
     assertJson(wire, {
       systemInstruction: "Be terse.",
       contents: [
