@@ -542,16 +542,29 @@ describe("GoogleFormat.decode", () => {
     ])
   })
 
-  it("reads a camelCase REST body (Gemini 3 style, signature beside the functionCall), ignoring request keys", () => {
+  it("reads a camelCase REST body (Gemini 3 style, signature beside the functionCall), ignoring request keys and hints", () => {
     const body = {
       systemInstruction: { parts: [{ text: "Be terse." }] },
       contents: [
-        { role: "user", parts: [{ text: "Weather here?" }, { inlineData: { mimeType: "image/png", data: "iVBOR" } }] },
+        {
+          role: "user",
+          parts: [
+            { text: "Weather here?", partMetadata: { source: "chat" } },
+            {
+              inlineData: { mimeType: "image/png", data: "iVBOR" },
+              mediaResolution: { level: "MEDIA_RESOLUTION_LOW" }
+            },
+            { inlineData: { mimeType: "audio/wav", data: "UklG" } }
+          ]
+        },
         {
           role: "model",
           parts: [{ functionCall: { name: "weather", args: { city: "Paris" } }, thoughtSignature: "CsQCAdHt" }]
         },
-        { role: "user", parts: [{ functionResponse: { name: "weather", response: { output: "18 C" } } }] }
+        {
+          role: "user",
+          parts: [{ functionResponse: { name: "weather", response: { output: "18 C" }, willContinue: false } }]
+        }
       ],
       tools: [{ functionDeclarations: [{ name: "weather", parameters: { type: "OBJECT" } }] }],
       toolConfig: { functionCallingConfig: { mode: "AUTO" } },
@@ -560,7 +573,7 @@ describe("GoogleFormat.decode", () => {
     }
     assert.deepStrictEqual(right(GoogleFormat.decode(body)), [
       Message.system("Be terse."),
-      Message.user([Block.text("Weather here?"), Block.image("iVBOR", "image/png")]),
+      Message.user([Block.text("Weather here?"), Block.image("iVBOR", "image/png"), Block.image("UklG", "audio/wav")]),
       Message.assistant([
         Block.reasoning("", { signature: "CsQCAdHt" }),
         Block.toolCall("call_1_0", "weather", { city: "Paris" })
