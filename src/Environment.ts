@@ -263,12 +263,18 @@ export interface Environment<in out Task = Json.JsonObject, in out State = void,
 }
 
 /**
- * Any environment.
+ * Any environment, whatever its task, state, errors and requirements.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Any extends Environment<any, any, any, any> {}
+export interface Any {
+  readonly [TypeId]: {
+    readonly _E: (_: never) => unknown
+    readonly _R: (_: never) => unknown
+  }
+  readonly name: string
+}
 
 /**
  * The services an environment needs.
@@ -276,7 +282,7 @@ export interface Any extends Environment<any, any, any, any> {}
  * @category type-level
  * @since 0.1.0
  */
-export type Context<Env> = Env extends Environment<infer _T, infer _S, infer _E, infer R> ? R : never
+export type Context<Env> = Env extends { readonly [TypeId]: { readonly _R: (_: never) => infer R } } ? R : never
 
 /**
  * The errors an environment's callbacks may fail with.
@@ -284,7 +290,23 @@ export type Context<Env> = Env extends Environment<infer _T, infer _S, infer _E,
  * @category type-level
  * @since 0.1.0
  */
-export type Error<Env> = Env extends Environment<infer _T, infer _S, infer E, infer _R> ? E : never
+export type Error<Env> = Env extends { readonly [TypeId]: { readonly _E: (_: never) => infer E } } ? E : never
+
+/**
+ * An environment with its types erased, as a server handles it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Erased = Environment<unknown, unknown, unknown, unknown>
+
+/**
+ * Erase an environment's types.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const erase = (env: Any): Erased => env as unknown as Erased
 
 type PromptFn<Task, State, E, R> = (
   session: Session<Task, State>
@@ -486,7 +508,8 @@ const invalid = (env: Any, reason: string) => Either.left(new InvalidDefinition(
  * @category validation
  * @since 0.1.0
  */
-export const validate = <Env extends Any>(env: Env): Either.Either<Env, InvalidDefinition> => {
+export const validate = <Env extends Any>(self: Env): Either.Either<Env, InvalidDefinition> => {
+  const env = erase(self)
   const name = key(env)
   if (name === "" || name.includes("/") || name.includes("?") || name.includes("#")) {
     return Either.left(
@@ -531,5 +554,5 @@ export const validate = <Env extends Any>(env: Env): Either.Either<Env, InvalidD
       terminal = tool.name
     }
   }
-  return Either.right(env)
+  return Either.right(self)
 }

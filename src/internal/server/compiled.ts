@@ -37,7 +37,7 @@ export class InvalidTask extends Error {
  * @internal
  */
 export interface Compiled {
-  readonly env: Environment.Any
+  readonly env: Environment.Erased
   readonly key: string
   readonly splitNames: ReadonlySet<string>
   readonly splitsBody: string
@@ -118,7 +118,8 @@ const cachedLists = <A>(list: (split: string) => Effect.Effect<A, unknown, unkno
  *
  * @internal
  */
-export const compile = (env: Environment.Any): Compiled => {
+export const compile = (self: Environment.Any): Compiled => {
+  const env = Environment.erase(self)
   const key = Environment.key(env)
   const tools = new Map<string, AnyTool>()
   for (const tool of env.tools as ReadonlyArray<AnyTool>) tools.set(tool.name, tool)
@@ -154,7 +155,7 @@ export const compile = (env: Environment.Any): Compiled => {
       )
   }
 
-  const tasks = env.tasks as Environment.Tasks<unknown, unknown, unknown>
+  const tasks = env.tasks
   const listCached = tasks._tag === "TaskList" ? cachedLists(tasks.list) : undefined
 
   const total = (split: string): Effect.Effect<number, unknown, unknown> =>
