@@ -45,7 +45,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -400,11 +400,19 @@ export interface Options {
   } | undefined
 }
 
-const prependSubdomain = (url: string, subdomain: string): string => {
-  const parsed = new URL(url)
-  parsed.host = `${subdomain}.${parsed.host}`
-  return parsed.toString().replace(/\/$/, "")
-}
+/** `https://openreward.ai` → `https://sessions.openreward.ai`, as the reference derives its hosts. */
+const prependSubdomain = (
+  url: string,
+  subdomain: string
+): Effect.Effect<string, ConfigError.ConfigError> =>
+  Effect.try({
+    try: () => {
+      const parsed = new URL(url)
+      parsed.host = `${subdomain}.${parsed.host}`
+      return parsed.toString().replace(/\/$/, "")
+    },
+    catch: () => ConfigError.InvalidData(["OPENREWARD_URL"], `Expected a URL, but received ${JSON.stringify(url)}`)
+  })
 
 const policy = (base: RetryPolicy, override: Partial<RetryPolicy> | undefined): Retry.Policy => {
   const merged = { ...base, ...override }
@@ -430,10 +438,14 @@ export const make = (options?: Options): Effect.Effect<Service, ConfigError.Conf
   Effect.gen(function*() {
     const http = HttpClient.followRedirects(yield* HttpClient.HttpClient, 10)
     const root = Option.getOrElse(yield* optionalString("OPENREWARD_URL"), () => "https://openreward.ai")
-    const baseUrl = options?.baseUrl ??
-      Option.getOrElse(yield* optionalString("OPENREWARD_SESSION_URL"), () => prependSubdomain(root, "sessions"))
-    const apiUrl = options?.apiUrl ??
-      Option.getOrElse(yield* optionalString("OPENREWARD_API_URL"), () => prependSubdomain(root, "api"))
+    const baseUrl = options?.baseUrl ?? (yield* Option.match(yield* optionalString("OPENREWARD_SESSION_URL"), {
+      onSome: Effect.succeed,
+      onNone: () => prependSubdomain(root, "sessions")
+    }))
+    const apiUrl = options?.apiUrl ?? (yield* Option.match(yield* optionalString("OPENREWARD_API_URL"), {
+      onSome: Effect.succeed,
+      onNone: () => prependSubdomain(root, "api")
+    }))
     const apiKey = options?.apiKey === undefined
       ? Option.match(yield* Config.option(Config.redacted("OPENREWARD_API_KEY")), {
         onNone: () => "",

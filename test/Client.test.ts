@@ -1,5 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -11,14 +13,18 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as Http from "node:http"
 import * as Block from "openreward-effect/Block"
 import * as Client from "openreward-effect/Client"
 import * as ClientError from "openreward-effect/ClientError"
 import * as Conversation from "openreward-effect/Conversation"
+import * as Environment from "openreward-effect/Environment"
 import * as Format from "openreward-effect/Format"
 import * as Message from "openreward-effect/Message"
 import * as Prompt from "openreward-effect/Prompt"
 import * as Provider from "openreward-effect/Provider"
+import * as Server from "openreward-effect/Server"
+import * as Tool from "openreward-effect/Tool"
 import * as ToolFormat from "openreward-effect/ToolFormat"
 import { dialogueMessages, FakeServer, httpClient, plainPrompt, serveNode, tools } from "./client/FakeServer.js"
 
@@ -962,6 +968,16 @@ describe("Configuration", () => {
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENREWARD_URL", "http://localhost:8080"]])))
     ))
 
+  it.effect("a malformed OPENREWARD_URL is a ConfigError", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Client.make())
+      const error = failure(exit)
+      assert.include(String(error), "OPENREWARD_URL")
+    }).pipe(
+      Effect.provide(Layer.succeed(HttpClient.HttpClient, httpClient(new FakeServer()))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENREWARD_URL", "not a url"]])))
+    ))
+
   it.effect("streams send no X-API-Key when the key is empty; plain requests send it empty, as the reference", () => {
     const { run, server } = setup({ apiKey: "" })
     return run((client) =>
@@ -972,6 +988,78 @@ describe("Configuration", () => {
       })
     )
   })
+})
+
+describe("Against this library's server", () => {
+  const Order = Schema.Struct({ order: Schema.String })
+  const Support = Environment.make({
+    name: "Support",
+    task: Order,
+    splits: ["train"],
+    tasks: { train: [{ order: "4411" }, { order: "12" }] },
+    messages: ({ task }) => [
+      Message.system("You are a support agent for Acme."),
+      Message.user(`My order #${task.order} hasn't arrived.`),
+      Message.assistant([
+        Block.reasoning("Check the carrier."),
+        Block.toolCall("tc_1", "track", { order: task.order })
+      ]),
+      Message.user([Block.toolResult("tc_1", "stalled at hub")])
+    ],
+    tools: [
+      Tool.make("reply", {
+        description: "Reply to the customer.",
+        input: Schema.Struct({ text: Schema.String }),
+        handler: ({ text }, session: Environment.Session<typeof Order.Type>) =>
+          Tool.output("sent", { reward: text.includes(session.task.order) ? 1 : 0, finished: true })
+      }),
+      Tool.make("crash", { handler: () => Effect.die(new Error("the tracker is down")) })
+    ]
+  })
+  const ServerLive = Server.layer([Support]).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0 }))
+  )
+
+  it.live("a session end to end over a loopback socket", () =>
+    Effect.gen(function*() {
+      const { address } = yield* HttpServer.HttpServer
+      const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : assert.fail("no port")
+      yield* Effect.gen(function*() {
+        const client = yield* Client.Client
+        const env = client.environment("support")
+        assert.deepStrictEqual(yield* env.numTasks("train"), 2)
+        const task = yield* env.task("train", 0)
+        assert.deepStrictEqual(task.spec, { order: "4411" })
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session(task)
+          const conversation = yield* session.getMessages()
+          assert.strictEqual(conversation.length, 4)
+          for (const provider of ["openai", "openrouter", "anthropic"] as const) {
+            assert.deepStrictEqual(
+              yield* session.getMessages({ format: provider }),
+              Either.getOrThrow(Format.encode(provider, conversation))
+            )
+          }
+          assert.strictEqual(
+            failure(yield* Effect.exit(session.getMessages({ format: "google" })))._tag,
+            "ConversionFailed"
+          )
+          assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
+          const tools = yield* session.listTools({ format: "openai" })
+          assert.deepStrictEqual(tools.map((t) => t.name), ["crash", "reply"])
+          const output = yield* session.callTool("reply", { text: "Order 4411 is at the hub." })
+          assert.strictEqual(output.reward, 1)
+          const refused = failure(yield* Effect.exit(session.callTool("reply", { text: "again" })))
+          assert.strictEqual(refused._tag === "ToolCallError" && refused.reason, "episode_finished")
+        }))
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session({ split: "train", index: 1 })
+          const crashed = failure(yield* Effect.exit(session.callTool("crash")))
+          assert.strictEqual(crashed._tag, "ToolFailed")
+          assert.strictEqual(failure(yield* Effect.exit(session.getPrompt))._tag, "SessionTerminated")
+        }))
+      }).pipe(Effect.provide(Client.layer({ baseUrl, apiKey: "" })))
+    }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped))
 })
 
 describe("Over real sockets", () => {
