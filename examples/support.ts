@@ -168,7 +168,7 @@ const lookupOrder = Tool.make("lookup_order", {
   concurrency: "concurrent",
   input: Schema.Struct({ id: Schema.String }),
   handler: ({ id }, session: Environment.Session<TranscriptTask>) =>
-    Effect.succeed(Tool.output(JSON.stringify({ status: session.task.orders[id] ?? "unknown_order" })))
+    Effect.succeed(Tool.output(`{"status": ${JSON.stringify(session.task.orders[id] ?? "unknown_order")}}`))
 })
 
 const reply = Tool.make("reply", {
