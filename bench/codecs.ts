@@ -52,7 +52,7 @@ await run(
   })),
   {
     sizes,
-    timing: quick ? { samples: 5, sampleMs: 5, warmupMs: 20 } : { samples: 21, sampleMs: 20, warmupMs: 150 },
+    timing: quick ? { samples: 5, sampleMs: 5, warmupMs: 20 } : { samples: 15, sampleMs: 20, warmupMs: 100 },
     memory: !process.argv.includes("--no-memory")
   }
 )

@@ -234,7 +234,7 @@ export const run = async (subjects: ReadonlyArray<Subject>, settings: Settings):
   }))
 
   console.log("\nDECODE: provider wire (parsed JSON, untrusted) -> canonical conversation. The AI SDK has no")
-  console.log("wire-to-prompt converter, so there is no AI SDK column. Target: >= 0.5x the hand-written converter.\n")
+  console.log("wire-to-prompt converter, so there is no AI SDK column. (The targets are set for encode only.)\n")
   console.log(Report.render({
     header: ["turns", "format", "wire JSON", "ours", "hand-written", "vs hand"],
     left: [1],
@@ -244,29 +244,47 @@ export const run = async (subjects: ReadonlyArray<Subject>, settings: Settings):
       Report.bytes(d.fixture.wireBytes),
       cell(d.ours, d.fixture.turns),
       cell(d.plain, d.fixture.turns),
-      Report.ratio(d.vsPlain, 0.5)
+      Report.ratio(d.vsPlain)
     ])
   }))
 
-  console.log("\nLINEARITY: our cost per turn at each size (a linear codec keeps it flat from 100 to 10k turns;")
-  console.log("at 1 turn the fixed cost of a call dominates).\n")
-  const perTurn = (results: ReadonlyArray<EncodeResult | DecodeResult>, provider: string) =>
-    settings.sizes.map((turns) => {
-      const r = results.find((x) => x.fixture.subject.provider === provider && x.fixture.turns === turns)
-      return r === undefined ? Number.NaN : r.ours.median / turns
-    })
+  console.log("\nLINEARITY: our cost per turn at each size. From 100 to 10k turns the output outgrows the")
+  console.log("CPU caches and the young generation (objects get copied and promoted), so every converter's cost")
+  console.log("per turn rises; the last column divides our growth by the hand-written converter's (linear by")
+  console.log("construction), so ~1x means we scale as it does and >1x means extra, superlinear work.\n")
   const sizes = settings.sizes
   const largest = sizes[sizes.length - 1] ?? 0
   const second = sizes[sizes.length - 2] ?? 0
+  const find = <R extends EncodeResult | DecodeResult>(results: ReadonlyArray<R>, provider: string, turns: number) =>
+    results.find((x) => x.fixture.subject.provider === provider && x.fixture.turns === turns)
   const linearity = subjects.flatMap((s) =>
     (["encode", "decode"] as const).map((direction) => {
-      const ns = perTurn(direction === "encode" ? encodes : decodes, s.provider)
-      const growth = (ns[ns.length - 1] ?? Number.NaN) / (ns[ns.length - 2] ?? Number.NaN)
-      return [s.provider, direction, ...ns.map(Report.duration), `${growth.toFixed(2)}x`]
+      const results: ReadonlyArray<EncodeResult | DecodeResult> = direction === "encode" ? encodes : decodes
+      const ns = sizes.map((turns) => (find(results, s.provider, turns)?.ours.median ?? Number.NaN) / turns)
+      const big = find(results, s.provider, largest)
+      const small = find(results, s.provider, second)
+      const growth = (big?.ours.median ?? Number.NaN) / largest / ((small?.ours.median ?? Number.NaN) / second)
+      const plainGrowth = (big?.plain.median ?? Number.NaN) / largest /
+        ((small?.plain.median ?? Number.NaN) / second)
+      return [
+        s.provider,
+        direction,
+        ...ns.map(Report.duration),
+        `${growth.toFixed(2)}x`,
+        `${plainGrowth.toFixed(2)}x`,
+        `${(growth / plainGrowth).toFixed(2)}x`
+      ]
     })
   )
   console.log(Report.render({
-    header: ["format", "direction", ...sizes.map((n) => `ns/turn @ ${n}`), `@${largest} / @${second}`],
+    header: [
+      "format",
+      "direction",
+      ...sizes.map((n) => `ours/turn @${n}`),
+      `ours @${largest}/@${second}`,
+      "hand-written",
+      "ours / hand-written"
+    ],
     left: [0, 1],
     rows: linearity
   }))

@@ -1,25 +1,40 @@
 /**
  * Python's `json.dumps` (default settings: `ensure_ascii`, separators `", "` and `": "`), written
- * for speed: `JSON.stringify` does the string escaping (its escapes agree with Python's for every
- * ASCII character but DEL), and only strings with DEL or non-ASCII characters take a second pass.
- * Numbers take the fast path when JavaScript and Python print them alike.
+ * for speed. Strings are scanned once: printable ASCII is copied in slices, everything else is
+ * escaped (measured faster than `JSON.stringify` plus a non-ASCII pass for the short strings tool
+ * inputs hold). Numbers print with `String(n)` whenever JavaScript and Python agree.
  */
 
-// Python escapes DEL (0x7f) too.
-const nonAscii = /[\u007f-\uffff]/g
-
-const escapeNonAscii = (c: string): string => {
-  const hex = c.charCodeAt(0).toString(16)
-  return hex.length === 2 ? "\\u00" + hex : hex.length === 3 ? "\\u0" + hex : "\\u" + hex
+const hex = (c: number): string => {
+  const h = c.toString(16)
+  return h.length === 4 ? "\\u" + h : h.length === 3 ? "\\u0" + h : h.length === 2 ? "\\u00" + h : "\\u000" + h
 }
 
 const quote = (s: string): string => {
-  const json = JSON.stringify(s)
-  // JSON.stringify leaves DEL and non-ASCII characters as they are; Python escapes them.
+  let out = "\""
+  let start = 0
   for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0x7e) return json.replace(nonAscii, escapeNonAscii)
+    const c = s.charCodeAt(i)
+    if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue
+    out += s.slice(start, i)
+    start = i + 1
+    out += c === 0x22
+      ? "\\\""
+      : c === 0x5c
+      ? "\\\\"
+      : c === 0x0a
+      ? "\\n"
+      : c === 0x0d
+      ? "\\r"
+      : c === 0x09
+      ? "\\t"
+      : c === 0x08
+      ? "\\b"
+      : c === 0x0c
+      ? "\\f"
+      : hex(c)
   }
-  return json
+  return start === 0 ? out + s + "\"" : out + s.slice(start) + "\""
 }
 
 // Python's float repr: shortest round-trip digits, fixed notation for decimal exponents in [-4, 16).
