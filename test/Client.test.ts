@@ -739,6 +739,22 @@ describe("Resuming /call", () => {
     )
   })
 
+  it.effect("a stream that keeps making progress is resumed beyond the retry count, each time after 0.5 s", () => {
+    const { run, server } = setup()
+    const drop = { kind: "drop-after-task-id" } as const
+    server.fail("POST /dialogue/call", drop, drop, drop, drop, drop, drop, drop)
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
+        yield* advance("3900 millis")
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 8)
+        assert.strictEqual((yield* Fiber.join(fiber)).reward, 1)
+        assert.strictEqual(server.runs.get("answer"), 1)
+      }))
+    )
+  })
+
   it.effect("a stream silent for 30 s is lost and resumed", () => {
     const { run, server } = setup()
     server.fail("POST /dialogue/call", { kind: "stall-after-task-id" })
