@@ -29,7 +29,7 @@ import * as Body from "./body.js"
 import * as Calls from "./calls.js"
 import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
-import { fail, HttpFailure, json, toResponse } from "./http.js"
+import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
 import { Sessions } from "./sessions.js"
 import * as Sse from "./sse.js"
@@ -83,7 +83,27 @@ const sseOptions = { contentType: Sse.contentType, headers: Sse.headers }
 const validateListTasks = Body.validator(Protocol.ListTasks)
 const validateGetTask = Body.validator(Protocol.GetTask)
 const validateTaskRange = Body.validator(Protocol.GetTaskRange)
-const validateToolCall = Body.validator(Protocol.ToolCall)
+const validateToolCallSchema = Body.validator(Protocol.ToolCall)
+
+/**
+ * A `/call` body: checked directly when it is well-formed (the common case; a parsed JSON object is
+ * already valid JSON), and by the Schema otherwise, for its error items.
+ */
+const validateToolCall = (body: Body.Body): Either.Either<Protocol.ToolCall, HttpFailure> => {
+  if (body._tag === "Json" && typeof body.value === "object" && body.value !== null && !Array.isArray(body.value)) {
+    const value = body.value as { readonly [key: string]: unknown }
+    let known = true
+    for (const key in value) if (key !== "name" && key !== "input" && key !== "task_id") known = false
+    const { input, name, task_id } = value
+    if (
+      known && typeof name === "string" && typeof input === "object" && input !== null && !Array.isArray(input) &&
+      (task_id === undefined || task_id === null || typeof task_id === "string")
+    ) {
+      return Either.right({ name, input: input as Protocol.ToolCall["input"], task_id: task_id ?? null })
+    }
+  }
+  return validateToolCallSchema(body)
+}
 const validateScoreGroup = Body.validator(Protocol.ScoreGroup)
 const validateCreateFields = Body.validator(Protocol.CreateSession)
 
@@ -190,9 +210,11 @@ export const make = (
       Effect.repeat(Effect.zipRight(sessions.reap(), registry.evict()), Schedule.spaced(settings.reaperInterval))
     )
 
-    const healthBody = JSON.stringify({ status: "ok" })
-    const versionBody = JSON.stringify({ version: settings.version, build_sha: settings.buildSha })
-    const environmentsBody = JSON.stringify(compiled.map((c) => c.key))
+    const healthBody = encode(JSON.stringify({ status: "ok" }))
+    const versionBody = encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha }))
+    const environmentsBody = encode(JSON.stringify(compiled.map((c) => c.key)))
+    const toolsBodies = new Map(compiled.map((c) => [c, encode(c.toolsBody)] as const))
+    const splitsBodies = new Map(compiled.map((c) => [c, encode(c.splitsBody)] as const))
 
     const envOf = Effect.map(HttpRouter.params, (params) => {
       const name = params["env"] ?? ""
@@ -238,16 +260,16 @@ export const make = (
       })
 
     const router = HttpRouter.empty.pipe(
-      HttpRouter.get("/health", Effect.succeed(json(healthBody))),
-      HttpRouter.get("/version", Effect.succeed(json(versionBody))),
-      HttpRouter.get("/list_environments", Effect.succeed(json(environmentsBody))),
+      HttpRouter.get("/health", Effect.sync(() => jsonBytes(healthBody))),
+      HttpRouter.get("/version", Effect.sync(() => jsonBytes(versionBody))),
+      HttpRouter.get("/list_environments", Effect.sync(() => jsonBytes(environmentsBody))),
       HttpRouter.post(
         "/ping",
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           yield* sessions.ping(sid)
-          return json(healthBody)
+          return jsonBytes(healthBody)
         })
       ),
       HttpRouter.post(
@@ -320,11 +342,11 @@ export const make = (
       ),
       HttpRouter.get(
         "/:env/tools",
-        Effect.map(envOf, ({ compiled }) => json(compiled.toolsBody))
+        Effect.map(envOf, ({ compiled }) => jsonBytes(toolsBodies.get(compiled)!))
       ),
       HttpRouter.get(
         "/:env/splits",
-        Effect.map(envOf, ({ compiled }) => json(compiled.splitsBody))
+        Effect.map(envOf, ({ compiled }) => jsonBytes(splitsBodies.get(compiled)!))
       ),
       HttpRouter.post(
         "/:env/tasks",
@@ -397,7 +419,7 @@ export const make = (
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
-          return json(yield* sessions.prompt(record))
+          return jsonBytes(yield* sessions.prompt(record))
         })
       ),
       HttpRouter.get(
@@ -406,7 +428,7 @@ export const make = (
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
-          return json(yield* sessions.messages(record))
+          return jsonBytes(yield* sessions.messages(record))
         })
       ),
       HttpRouter.post(

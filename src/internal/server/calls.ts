@@ -131,12 +131,55 @@ const finishedRefusal = (name: string): string =>
 
 const encodeOutput = ParseResult.encodeEither(Protocol.ToolOutput)
 
-const success = (output: typeof Protocol.ToolOutput.Encoded): string =>
-  `{"ok":true,"output":{"blocks":${JSON.stringify(output.blocks)},"metadata":${
-    JSON.stringify(output.metadata ?? null)
-  },"reward":${output.reward === null || output.reward === undefined ? "null" : floatJson(output.reward)},"finished":${
-    output.finished === true
-  }}}`
+const successJson = (blocks: string, metadata: string, reward: number | null | undefined, finished: boolean): string =>
+  `{"ok":true,"output":{"blocks":${blocks},"metadata":${metadata},"reward":${
+    reward === null || reward === undefined ? "null" : floatJson(reward)
+  },"finished":${finished}}}`
+
+/**
+ * The success JSON of the common output (text and image blocks without `detail`, no metadata),
+ * written directly; `undefined` for anything else, which goes through the Schema. Both write the
+ * same bytes (a property test checks it).
+ *
+ * @internal
+ */
+export const fastSuccess = (output: unknown): string | undefined => {
+  if (typeof output !== "object" || output === null) return undefined
+  const { blocks, finished, metadata, reward } = output as { readonly [key: string]: unknown }
+  if (!Array.isArray(blocks) || metadata !== null || typeof finished !== "boolean") return undefined
+  if (reward !== null && (typeof reward !== "number" || !Number.isFinite(reward))) return undefined
+  let json = "["
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as { readonly [key: string]: unknown } | null
+    if (typeof block !== "object" || block === null || block.detail !== null) return undefined
+    if (i > 0) json += ","
+    if (block.type === "text" && typeof block.text === "string") {
+      json += `{"text":${JSON.stringify(block.text)},"detail":null,"type":"text"}`
+    } else if (block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string") {
+      json += `{"data":${JSON.stringify(block.data)},"mimeType":${
+        JSON.stringify(block.mimeType)
+      },"detail":null,"type":"image"}`
+    } else return undefined
+  }
+  return successJson(json + "]", "null", reward as number | null, finished)
+}
+
+/**
+ * The success JSON of any output, validated by the Schema.
+ *
+ * @internal
+ */
+export const success = (output: unknown): Either.Either<string, ParseResult.ParseIssue> =>
+  Either.map(
+    encodeOutput(output as Protocol.ToolOutput),
+    (encoded) =>
+      successJson(
+        JSON.stringify(encoded.blocks),
+        JSON.stringify(encoded.metadata ?? null),
+        encoded.reward,
+        encoded.finished === true
+      )
+  )
 
 /** Run environment code, turning its failure into the message of an SSE `error` event. */
 const user = <A>(record: Record, what: string, self: Effect.Effect<A, unknown, unknown>) =>
@@ -157,7 +200,8 @@ const run = (record: Record, tool: AnyTool, input: unknown): Effect.Effect<strin
     const invoked = tool.invoke(input, record.session!)
     if (Either.isLeft(invoked)) return Effect.succeed(refusal("input_validation", invoked.left.message))
     return Effect.flatMap(user(record, `tool '${tool.name}'`, invoked.right), (output) => {
-      const encoded = encodeOutput(output)
+      const fast = fastSuccess(output)
+      const encoded = fast === undefined ? success(output) : Either.right(fast)
       if (Either.isLeft(encoded)) {
         return Effect.fail(
           record.redact(
@@ -170,7 +214,7 @@ const run = (record: Record, tool: AnyTool, input: unknown): Effect.Effect<strin
       // A call that finished while this one ran wins; this result is not handed out as a second grade.
       if (record.finished) return Effect.succeed(finishedRefusal(tool.name))
       if (output.finished) record.finished = true
-      return Effect.succeed(success(encoded.right))
+      return Effect.succeed(encoded.right)
     })
   })
 
@@ -185,34 +229,35 @@ export const call = (
   name: string,
   input: unknown
 ): Effect.Effect<string, string, unknown> =>
-  Effect.gen(function*() {
-    const taskTools = yield* Effect.mapError(
+  Effect.flatMap(
+    Effect.mapError(
       sessions.taskTools(record),
       (failure) => typeof failure.detail === "string" ? failure.detail : "task tools failed"
-    )
-    const fromEnv = record.compiled.tools.get(name)
-    const fromTask = taskTools.find((t) => t.name === name)
-    if (fromEnv !== undefined && fromTask !== undefined) {
-      return refusal(
-        "name_collision",
-        `Tool name collision: '${name}' is defined in both the environment and its task tools. Please rename one of them to avoid conflicts.`
-      )
+    ),
+    (taskTools) => {
+      const fromEnv = record.compiled.tools.get(name)
+      const fromTask = taskTools.length === 0 ? undefined : taskTools.find((t) => t.name === name)
+      if (fromEnv !== undefined && fromTask !== undefined) {
+        return Effect.succeed(refusal(
+          "name_collision",
+          `Tool name collision: '${name}' is defined in both the environment and its task tools. Please rename one of them to avoid conflicts.`
+        ))
+      }
+      const tool = fromEnv ?? fromTask
+      if (tool === undefined) return Effect.succeed(refusal("not_found", `${reprString(name)} is not a valid tool`))
+      if (record.finished) return Effect.succeed(finishedRefusal(name))
+      const work = run(record, tool, input)
+      switch (tool.concurrency) {
+        case "exclusive":
+          return record.gate.exclusive(work)
+        case "concurrent":
+          return record.gate.shared(work)
+        case "serial":
+          // The tool's lock is taken outside the gate, so calls queued on a tool don't hold off an exclusive one.
+          return record.lock(tool.name).withPermits(1)(record.gate.shared(work))
+      }
     }
-    const tool = fromEnv ?? fromTask
-    if (tool === undefined) return refusal("not_found", `${reprString(name)} is not a valid tool`)
-    if (record.finished) return finishedRefusal(name)
-    const gate = record.gate
-    const work = run(record, tool, input)
-    switch (tool.concurrency) {
-      case "exclusive":
-        return yield* gate.exclusive(work)
-      case "concurrent":
-        return yield* gate.shared(work)
-      case "serial":
-        // The tool's lock is taken outside the gate, so calls queued on a tool don't hold off an exclusive one.
-        return yield* record.lock(tool.name).withPermits(1)(gate.shared(work))
-    }
-  })
+  )
 
 // -----------------------------------------------------------------------------
 // group scoring

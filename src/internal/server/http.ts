@@ -38,6 +38,23 @@ export const json = (
     ...(headers === undefined ? {} : { headers })
   })
 
+const encoder = new TextEncoder()
+
+/**
+ * A JSON body, encoded once (for answers that never change).
+ *
+ * @internal
+ */
+export const encode = (body: string): Uint8Array => encoder.encode(body)
+
+/**
+ * A JSON response from an encoded body.
+ *
+ * @internal
+ */
+export const jsonBytes = (body: Uint8Array, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.uint8Array(body, { status, contentType: "application/json" })
+
 /**
  * @internal
  */

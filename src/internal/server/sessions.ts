@@ -23,7 +23,7 @@ import * as Prompt from "../../Prompt.js"
 import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
-import { fail, HttpFailure } from "./http.js"
+import { encode, fail, HttpFailure } from "./http.js"
 
 /**
  * Settings the session routes need.
@@ -50,8 +50,8 @@ export class Record {
   readonly locks = new Map<string, Effect.Semaphore>()
   readonly gate = new Gate()
   taskTools: ReadonlyArray<AnyTool> | undefined = undefined
-  promptBody: string | undefined = undefined
-  messagesBody: string | undefined = undefined
+  promptBody: Uint8Array | undefined = undefined
+  messagesBody: Uint8Array | undefined = undefined
 
   constructor(
     readonly sid: string,
@@ -193,7 +193,7 @@ export class Sessions {
   }
 
   /** The `/prompt` body, computed once per session. */
-  prompt(record: Record): Effect.Effect<string, HttpFailure, unknown> {
+  prompt(record: Record): Effect.Effect<Uint8Array, HttpFailure, unknown> {
     if (record.promptBody !== undefined) return Effect.succeed(record.promptBody)
     const env = record.compiled.env
     const session = record.session!
@@ -202,13 +202,13 @@ export class Sessions {
       : Effect.map(env.messages!(session) as Effect.Effect<Conversation.Conversation, unknown>, Prompt.flatten)
     return prompt.pipe(
       Effect.flatMap((p) => encodePrompt(p)),
-      Effect.map((encoded) => (record.promptBody = JSON.stringify(encoded))),
+      Effect.map((encoded) => (record.promptBody = encode(JSON.stringify(encoded)))),
       this.userFailure(record, "prompt")
     )
   }
 
   /** The `/messages` body, computed once per session. */
-  messages(record: Record): Effect.Effect<string, HttpFailure, unknown> {
+  messages(record: Record): Effect.Effect<Uint8Array, HttpFailure, unknown> {
     if (record.messagesBody !== undefined) return Effect.succeed(record.messagesBody)
     const env = record.compiled.env
     const session = record.session!
@@ -217,7 +217,7 @@ export class Sessions {
       : Effect.map(env.prompt!(session) as Effect.Effect<Prompt.Prompt, unknown>, Prompt.toConversation)
     return messages.pipe(
       Effect.flatMap((c) => encodeConversation(c)),
-      Effect.map((encoded) => (record.messagesBody = JSON.stringify(encoded))),
+      Effect.map((encoded) => (record.messagesBody = encode(JSON.stringify(encoded)))),
       this.userFailure(record, "messages")
     )
   }
