@@ -109,3 +109,17 @@ export * as Format from "./Format.js"
  * @since 0.1.0
  */
 export * as ToolFormat from "./ToolFormat.js"
+
+/**
+ * The Effect client for OpenReward environments: environment handles and scoped sessions.
+ *
+ * @since 0.1.0
+ */
+export * as Client from "./Client.js"
+
+/**
+ * The closed union of client errors.
+ *
+ * @since 0.1.0
+ */
+export * as ClientError from "./ClientError.js"
