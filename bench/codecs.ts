@@ -38,7 +38,7 @@ const sizes = (flag("sizes")?.split(",") ?? ["1", "100", "10000"]).map((text) =>
   const n = Number(text)
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`bad size ${text}`)
   return n
-})
+}).sort((a, b) => a - b)
 
 const quick = process.argv.includes("--quick")
 

@@ -5,7 +5,9 @@
  *   in the same process, in **interleaved rounds**: round `r` takes one sample of each variant, in an
  *   order rotated by `r`, so a burst of load from a neighbour hits all variants alike.
  * - Each sample times a batch of operations sized (during warm-up) to last about `sampleMs`.
- * - A minor GC runs before every sample, so one variant's garbage is not collected on another's clock.
+ * - A minor GC runs before every sample, so one variant's young garbage is not collected on another's
+ *   clock. (A major GC there would be worse: V8 then shrinks the young generation, and the next
+ *   samples pay for it.)
  * - Results are medians: the median time per operation, and for ratios the **median of the per-round
  *   ratios** (each ratio taken between samples of the same round).
  */
