@@ -827,6 +827,7 @@ const placed = <B extends Block.Block>(
     if (!isAllowed(block)) {
       return Either.left(
         new ConversionError.MisplacedBlock({
+          format: "anthropic",
           path: [...at, blockIndex],
           messageIndex,
           blockIndex,

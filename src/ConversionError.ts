@@ -140,6 +140,8 @@ export class UnknownBlockType extends Schema.TaggedError<UnknownBlockType>(
 export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
   "openreward-effect/ConversionError/MisplacedBlock"
 )("MisplacedBlock", {
+  /** The transcript format the block was read from; absent for canonical input. */
+  format: Schema.optional(FormatName),
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -153,7 +155,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
     } message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns`
   }
   override get message(): string {
-    return `canonical: ${where(this.messageIndex, this.blockIndex)}${this.reason}`
+    return `${this.format ?? "canonical"}: ${where(this.messageIndex, this.blockIndex)}${this.reason}`
   }
 }
 

@@ -667,6 +667,7 @@ describe("AnthropicFormat.decode: misplaced blocks", () => {
     assert.deepStrictEqual(
       error,
       new ConversionError.MisplacedBlock({
+        format: "anthropic",
         path: [0, "content", 1],
         messageIndex: 0,
         blockIndex: 1,
@@ -676,7 +677,7 @@ describe("AnthropicFormat.decode: misplaced blocks", () => {
     )
     assert.strictEqual(
       error.message,
-      "canonical: message 0, block 1: a \"tool_call\" block is not valid in a \"user\" message: reasoning and " +
+      "anthropic: message 0, block 1: a \"tool_call\" block is not valid in a \"user\" message: reasoning and " +
         "tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })

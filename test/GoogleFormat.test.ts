@@ -1108,6 +1108,7 @@ describe("GoogleFormat.decode errors", () => {
     assert.deepStrictEqual(
       left(GoogleFormat.decode({ contents: [{ role: "user", parts: [{ functionCall: { name: "f" } }] }] })),
       new ConversionError.MisplacedBlock({
+        format: "google",
         path: ["contents", 0, "parts", 0],
         messageIndex: 0,
         blockIndex: 0,
@@ -1118,6 +1119,7 @@ describe("GoogleFormat.decode errors", () => {
     assert.deepStrictEqual(
       left(GoogleFormat.decode([{ role: "model", parts: [{ functionResponse: { name: "f", response: {} } }] }])),
       new ConversionError.MisplacedBlock({
+        format: "google",
         path: [0, "parts", 0],
         messageIndex: 0,
         blockIndex: 0,
@@ -1128,6 +1130,7 @@ describe("GoogleFormat.decode errors", () => {
     assert.deepStrictEqual(
       left(GoogleFormat.decode([{ parts: [{ text: "hm", thought: true }] }])),
       new ConversionError.MisplacedBlock({
+        format: "google",
         path: [0, "parts", 0],
         messageIndex: 0,
         blockIndex: 0,

@@ -659,7 +659,9 @@ type Draft =
   | { readonly role: "assistant"; readonly items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call> }
 
 const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: number, p: number) =>
-  Either.left(new ConversionError.MisplacedBlock({ path: at, messageIndex: c, blockIndex: p, role, blockType }))
+  Either.left(
+    new ConversionError.MisplacedBlock({ format: "google", path: at, messageIndex: c, blockIndex: p, role, blockType })
+  )
 
 const decodeContents = Schema.decodeUnknownEither(Wire.Contents)
 const decodeRequest = Schema.decodeUnknownEither(Wire.Request)
