@@ -50,7 +50,7 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
-import * as Input from "./internal/anthropicInput.js"
+import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
 

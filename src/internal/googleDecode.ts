@@ -22,7 +22,7 @@ import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
-import * as Input from "./anthropicInput.js"
+import * as Input from "./wireInput.js"
 import * as Wire from "./googleWire.js"
 
 type Path = ReadonlyArray<string | number>

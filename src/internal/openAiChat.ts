@@ -17,7 +17,7 @@ import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
-import { maxDepth, tooDeep } from "./anthropicInput.js"
+import { maxDepth, tooDeep } from "./wireInput.js"
 import { dumps } from "./pythonJson.js"
 
 /** The formats that speak Chat Completions. */

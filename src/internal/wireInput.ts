@@ -13,7 +13,7 @@
  * `{"type": "text", "text": 5}` that is `["text"]: Expected string, actual 5`, not the shallower
  * "Expected string" of the `content: string` member.
  *
- * Written for the Anthropic format; nothing in it is specific to Anthropic except where the message
+ * Shared by the provider decoders; nothing in it is specific to one format except where the message
  * and block indices sit in a path, which the caller describes with {@link Locator}.
  *
  * @internal
