@@ -52,7 +52,14 @@ await run(
   })),
   {
     sizes,
-    timing: quick ? { samples: 5, sampleMs: 5, warmupMs: 20 } : { samples: 15, sampleMs: 20, warmupMs: 100 },
+    // Samples of large conversations last long enough to take in several garbage collections, so
+    // that each variant pays for its own garbage (a 10k-turn output is megabytes of objects).
+    timing: (turns) =>
+      quick
+        ? { samples: 5, sampleMs: 5, warmupMs: 20 }
+        : turns >= 1000
+        ? { samples: 9, sampleMs: 100, warmupMs: 200 }
+        : { samples: 15, sampleMs: 20, warmupMs: 100 },
     memory: !process.argv.includes("--no-memory")
   }
 )

@@ -29,7 +29,8 @@ export interface Subject {
 /** Run settings. */
 export interface Settings {
   readonly sizes: ReadonlyArray<number>
-  readonly timing: Harness.Options
+  /** Timing for a conversation size (large conversations need longer samples to amortise GC). */
+  readonly timing: (turns: number) => Harness.Options
   /** Measure heap cost at the largest size. */
   readonly memory: boolean
 }
@@ -214,10 +215,14 @@ export const run = async (subjects: ReadonlyArray<Subject>, settings: Settings):
   const { timing } = settings
   console.log(`codec benchmark: ${subjects.map((s) => s.provider).join(", ")}; turns ${settings.sizes.join(", ")}`)
   console.log(machine())
-  console.log(
-    `timing: ${timing.samples} interleaved rounds per comparison, ~${timing.sampleMs} ms per sample, ` +
-      `${timing.warmupMs} ms warm-up per variant; medians\n`
-  )
+  for (const turns of settings.sizes) {
+    const t = timing(turns)
+    console.log(
+      `timing @${turns} turns: ${t.samples} interleaved rounds, samples of >= ${t.sampleMs} ms, ` +
+        `${t.warmupMs} ms warm-up per variant`
+    )
+  }
+  console.log("")
 
   const encodes: Array<EncodeResult> = []
   const decodes: Array<DecodeResult> = []
@@ -229,8 +234,8 @@ export const run = async (subjects: ReadonlyArray<Subject>, settings: Settings):
       // variant that triggers one, slower.
       const f = await fixture(subject, turns)
       process.stdout.write(`measuring ${subject.provider} ${turns} turns ...`)
-      encodes.push(await measureEncode(f, timing))
-      decodes.push(await measureDecode(f, timing))
+      encodes.push(await measureEncode(f, timing(turns)))
+      decodes.push(await measureDecode(f, timing(turns)))
       if (settings.memory && turns === largestSize) memoryRows.push(...await memory(f))
       process.stdout.write(` done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`)
     }
