@@ -108,12 +108,13 @@ export interface SessionInfo<Task = Json.JsonObject> {
 
 /**
  * A live session: its task and the state `setup` built. Tool handlers, `prompt` and `messages`
- * receive it.
+ * receive it. A tool annotated with `Session<Task>` (state `unknown`) works in any environment with
+ * tasks of that type, whatever its state.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Session<Task = Json.JsonObject, State = void> extends SessionInfo<Task> {
+export interface Session<Task = Json.JsonObject, State = unknown> extends SessionInfo<Task> {
   readonly state: State
 }
 
