@@ -23,6 +23,8 @@ import * as Message from "openreward-effect/Message"
 import type * as Protocol from "openreward-effect/Protocol"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
+import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
+import * as Sse from "../src/internal/server/sse.js"
 
 // -----------------------------------------------------------------------------
 // environments under test
@@ -1111,6 +1113,30 @@ describe("Server lifecycle", () => {
       assert.include(log, "teardown down-2")
     }))
 
+  it.effect("serve listens on 0.0.0.0:8080 unless told otherwise, through the program's Listener", () =>
+    Effect.gen(function*() {
+      const asked: Array<Server.Address> = []
+      const listener = Server.layerListener((address) => {
+        asked.push(address)
+        return NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+      })
+      yield* Effect.scoped(Layer.build(Server.serve([Chat]).pipe(Layer.provide(listener))))
+      yield* Effect.scoped(
+        Layer.build(Server.serve([Chat], { port: 9999, host: "127.0.0.1" }).pipe(Layer.provide(listener)))
+      )
+      assert.deepStrictEqual(asked, [{ port: 8080, host: "0.0.0.0" }, { port: 9999, host: "127.0.0.1" }])
+    }))
+
+  it("a server needs the services its environments need", () => {
+    // @ts-expect-error Lab's tools need Greeting, so the layer requires it
+    const missing: Layer.Layer<never, unknown, HttpServer.HttpServer> = Server.layer([Lab])
+    const provided: Layer.Layer<never, unknown, HttpServer.HttpServer> = Server.layer([Lab]).pipe(
+      Layer.provide(GreetingLive)
+    )
+    assert.isDefined(missing)
+    assert.isDefined(provided)
+  })
+
   it.effect("definitions that cannot be served fail the layer with the reference's messages", () =>
     Effect.gen(function*() {
       const noTools = Environment.make({ name: "Empty", splits: ["train"], tasks: {}, prompt: () => [], tools: [] })
@@ -1168,4 +1194,49 @@ describe("Server lifecycle", () => {
         assert.strictEqual(error.message, message)
       }
     }))
+})
+
+describe("wire details", () => {
+  it("Python repr, as the reference's error texts use it", () => {
+    assert.strictEqual(reprString("plain"), "'plain'")
+    assert.strictEqual(reprString("it's"), "\"it's\"")
+    assert.strictEqual(reprString("both ' and \""), "'both \\' and \"'")
+    assert.strictEqual(reprString("tab\tnew\nline\\"), "'tab\\tnew\\nline\\\\'")
+    assert.strictEqual(reprString("\u0001\u007f é 😀 \u200b"), "'\\x01\\x7f é 😀 \\u200b'")
+    assert.strictEqual(
+      repr([{ a: true, b: null, c: 1.5, d: [1] }, new Tuple(["x"])]),
+      "[{'a': True, 'b': None, 'c': 1.5, 'd': [1]}, ('x',)]"
+    )
+  })
+
+  it("rewards are written as pydantic writes floats", () => {
+    const cases: Array<readonly [number, string]> = [
+      [1, "1.0"],
+      [0, "0.0"],
+      [-0, "-0.0"],
+      [-3, "-3.0"],
+      [0.5, "0.5"],
+      [1e15, "1000000000000000.0"],
+      [1e16, "1e+16"],
+      [123456789012345678, "1.2345678901234568e+17"],
+      [1e-7, "1e-7"],
+      [2.5e-5, "0.000025"],
+      [0.1 + 0.2, "0.30000000000000004"]
+    ]
+    for (const [n, text] of cases) assert.strictEqual(floatJson(n), text, String(n))
+  })
+
+  it.prop(
+    "chunks are at most 4096 code points, rejoin to the result, and never split a pair",
+    // A result is compact JSON, so it never holds a raw carriage return (which SSE would read as a line end).
+    [Schema.String.pipe(Schema.maxLength(20_000), Schema.filter((t) => !t.includes("\r")))],
+    ([text]) => {
+      const padded = text + "😀".repeat(text.length % 7 === 0 ? 3000 : 0)
+      const frames = events(Sse.result(padded, 4096))
+      assert.strictEqual(frames.at(-1)!.event, "end")
+      assert.isTrue(frames.slice(0, -1).every((f) => f.event === "chunk" && Array.from(f.data).length === 4096))
+      assert.strictEqual(frames.map((f) => f.data).join(""), padded)
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
 })
