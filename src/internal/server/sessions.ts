@@ -73,6 +73,7 @@ export class Record {
 }
 
 const notFound = fail(404, "Active environment not found")
+const exists = fail(400, "Session already exists")
 const deleted = fail(410, "Session deleted")
 const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
 
@@ -108,9 +109,12 @@ export class Sessions {
     compiled: Compiled,
     info: Environment.SessionInfo<unknown>,
     redact: Errors.Redact
-  ): Effect.Effect<void, never, unknown> {
+  ): Effect.Effect<void, HttpFailure, unknown> {
     return Effect.gen(this, function*() {
       const now = yield* Clock.currentTimeMillis
+      // Checked again here, with nothing asynchronous before the record is registered: two /create
+      // requests for one id may both have passed the route's check while a task list loaded.
+      if (this.records.has(sid)) return yield* exists
       const scope = yield* Scope.make()
       const record = new Record(sid, compiled, info, redact, scope, now)
       this.records.set(sid, record)
