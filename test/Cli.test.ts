@@ -194,3 +194,35 @@ describe("cli convert", () => {
     assert.strictEqual(result.lines, count)
   }, 180_000)
 })
+
+describe("cli serve", () => {
+  it("serves every environment a module exports, and shuts down gracefully on SIGINT", async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const child = spawn(tsx, [cli, "serve", "examples/support.ts", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: root
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
+    try {
+      const deadline = Date.now() + 60_000
+      while (!stderr.includes("serving") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      assert.include(stderr, `serving dialogueenv, triviaenv, transcriptenv on http://127.0.0.1:${port}`)
+      const response = await fetch(`http://127.0.0.1:${port}/list_environments`)
+      assert.deepStrictEqual(await response.json(), ["dialogueenv", "triviaenv", "transcriptenv"])
+      const redirect = await fetch(`http://127.0.0.1:${port}/tools`, { redirect: "manual" })
+      assert.strictEqual(redirect.status, 308)
+      assert.strictEqual(redirect.headers.get("location"), "/dialogueenv/tools")
+    } finally {
+      child.kill("SIGINT")
+    }
+    assert.strictEqual(await closed, 0)
+    assert.include(stderr, "shutting down")
+  }, 90_000)
+
+  it("refuses a module that exports no environment", async () => {
+    const result = await runCli(["serve", write("empty.ts", "export const x = 1\n")])
+    assert.strictEqual(result.code, 1)
+    assert.include(result.stderr, "exports no environment")
+  })
+})

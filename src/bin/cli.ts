@@ -10,17 +10,25 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import { createServer } from "node:http"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as Environment from "../Environment.js"
 import * as Format from "../Format.js"
 import * as Convert from "../internal/cli/convert.js"
+import * as Server from "../Server.js"
 
 const to = Options.choice("to", Format.targets).pipe(
   Options.withDescription("the format to write: a provider, `prompt` (the /prompt flattening) or `canonical`")
@@ -93,9 +101,76 @@ const convert = Command.make("convert", { to, from, jsonl, file }, (args) =>
     )
   )
 
+// -----------------------------------------------------------------------------
+// serve
+// -----------------------------------------------------------------------------
+
+class ServeError extends Data.TaggedError("ServeError")<{ readonly message: string }> {}
+
+/**
+ * The environments a module exports: its `environments` array if it has one (its order is the serving
+ * order, the first is the default), else every exported environment in export order. A module whose
+ * environments need services exports `layer`, a Layer that provides them.
+ */
+const loadModule = (file: string) =>
+  Effect.tryPromise({
+    try: () => import(pathToFileURL(path.resolve(file)).href) as Promise<Record<string, unknown>>,
+    catch: (e) => new ServeError({ message: `cannot load ${file}: ${e instanceof Error ? e.message : String(e)}` })
+  }).pipe(Effect.flatMap((mod) => {
+    const listed = Array.isArray(mod["environments"])
+      ? mod["environments"] as ReadonlyArray<unknown>
+      : Object.values(mod)
+    const environments = listed.filter(Environment.isEnvironment)
+    if (environments.length === 0) {
+      return Effect.fail(
+        new ServeError({ message: `${file} exports no environment (export them, or an \`environments\` array)` })
+      )
+    }
+    const layer = Layer.isLayer(mod["layer"]) ? mod["layer"] as Layer.Layer<unknown, unknown, never> : Layer.empty
+    return Effect.succeed({ environments, layer })
+  }))
+
+const describe = (error: { readonly message: string; readonly cause?: unknown }): string =>
+  error.message !== "" ? error.message : error.cause instanceof Error ? error.cause.message : String(error.cause)
+
+const serve = Command.make(
+  "serve",
+  {
+    module: Args.file({ name: "MODULE", exists: "yes" }).pipe(
+      Args.withDescription("a TypeScript or JavaScript module that exports one or more environments")
+    ),
+    port: Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("the port to listen on")),
+    host: Options.text("host").pipe(Options.withDefault("0.0.0.0"), Options.withDescription("the address to listen on"))
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const { environments, layer } = yield* loadModule(args.module)
+      const names = environments.map(Environment.key)
+      const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>).pipe(
+        Layer.provide(layer as Layer.Layer<never>),
+        Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host })),
+        Layer.tap(() => Console.error(`serving ${names.join(", ")} on http://${args.host}:${args.port}`))
+      ) as unknown as Layer.Layer<never, { readonly message: string; readonly cause?: unknown }>
+      yield* Layer.launch(ServerLive).pipe(
+        Effect.onInterrupt(() => Console.error("shutting down: ending every session"))
+      )
+    }).pipe(
+      Effect.catchAll((error) =>
+        Console.error(`error: ${describe(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        })))
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Serve the environments a module exports over the OpenReward HTTP protocol (the reference SDK's routes, " +
+      "SSE tool calls, sessions). Ctrl-C shuts down gracefully, running every session's teardown."
+  )
+)
+
 const root = Command.make("openreward-effect").pipe(
   Command.withDescription("OpenReward conversations and environments, built on Effect"),
-  Command.withSubcommands([convert])
+  Command.withSubcommands([convert, serve])
 )
 
 // `openreward-effect convert ... | head`: the reader went away, which is not an error of ours.
