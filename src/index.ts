@@ -123,3 +123,24 @@ export * as Client from "./Client.js"
  * @since 0.1.0
  */
 export * as ClientError from "./ClientError.js"
+
+/**
+ * Environments as data: tasks, a prompt surface, tools, setup and teardown.
+ *
+ * @since 0.1.0
+ */
+export * as Environment from "./Environment.js"
+
+/**
+ * Tools with Effect Schema inputs.
+ *
+ * @since 0.1.0
+ */
+export * as Tool from "./Tool.js"
+
+/**
+ * Serving environments over the OpenReward HTTP protocol.
+ *
+ * @since 0.1.0
+ */
+export * as Server from "./Server.js"
