@@ -9,6 +9,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
@@ -45,7 +46,7 @@ const latches = new Map<string, Deferred.Deferred<void>>()
 const latch = (name: string) => {
   let d = latches.get(name)
   if (d === undefined) {
-    d = Effect.runSync(Deferred.make<void>())
+    d = Deferred.unsafeMake<void>(FiberId.none)
     latches.set(name, d)
   }
   return d
