@@ -210,11 +210,12 @@ export const make = (
       Effect.repeat(Effect.zipRight(sessions.reap(), registry.evict()), Schedule.spaced(settings.reaperInterval))
     )
 
-    const healthBody = encode(JSON.stringify({ status: "ok" }))
-    const versionBody = encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha }))
-    const environmentsBody = encode(JSON.stringify(compiled.map((c) => c.key)))
-    const toolsBodies = new Map(compiled.map((c) => [c, encode(c.toolsBody)] as const))
-    const splitsBodies = new Map(compiled.map((c) => [c, encode(c.splitsBody)] as const))
+    // Answers that never change are built once: a response is immutable, so one serves every request.
+    const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
+    const version = jsonBytes(encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha })))
+    const environmentList = jsonBytes(encode(JSON.stringify(compiled.map((c) => c.key))))
+    const toolsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.toolsBody))] as const))
+    const splitsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.splitsBody))] as const))
 
     const envOf = Effect.map(HttpRouter.params, (params) => {
       const name = params["env"] ?? ""
@@ -260,16 +261,16 @@ export const make = (
       })
 
     const router = HttpRouter.empty.pipe(
-      HttpRouter.get("/health", Effect.sync(() => jsonBytes(healthBody))),
-      HttpRouter.get("/version", Effect.sync(() => jsonBytes(versionBody))),
-      HttpRouter.get("/list_environments", Effect.sync(() => jsonBytes(environmentsBody))),
+      HttpRouter.get("/health", Effect.succeed(health)),
+      HttpRouter.get("/version", Effect.succeed(version)),
+      HttpRouter.get("/list_environments", Effect.succeed(environmentList)),
       HttpRouter.post(
         "/ping",
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           yield* sessions.ping(sid)
-          return jsonBytes(healthBody)
+          return health
         })
       ),
       HttpRouter.post(
@@ -342,11 +343,11 @@ export const make = (
       ),
       HttpRouter.get(
         "/:env/tools",
-        Effect.map(envOf, ({ compiled }) => jsonBytes(toolsBodies.get(compiled)!))
+        Effect.map(envOf, ({ compiled }) => toolsAnswers.get(compiled)!)
       ),
       HttpRouter.get(
         "/:env/splits",
-        Effect.map(envOf, ({ compiled }) => jsonBytes(splitsBodies.get(compiled)!))
+        Effect.map(envOf, ({ compiled }) => splitsAnswers.get(compiled)!)
       ),
       HttpRouter.post(
         "/:env/tasks",
@@ -419,7 +420,7 @@ export const make = (
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
-          return jsonBytes(yield* sessions.prompt(record))
+          return yield* sessions.prompt(record)
         })
       ),
       HttpRouter.get(
@@ -428,7 +429,7 @@ export const make = (
           const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
-          return jsonBytes(yield* sessions.messages(record))
+          return yield* sessions.messages(record)
         })
       ),
       HttpRouter.post(

@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -23,7 +24,7 @@ import * as Prompt from "../../Prompt.js"
 import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
-import { encode, fail, HttpFailure } from "./http.js"
+import { encode, fail, HttpFailure, jsonBytes } from "./http.js"
 
 /**
  * Settings the session routes need.
@@ -50,8 +51,9 @@ export class Record {
   readonly locks = new Map<string, Effect.Semaphore>()
   readonly gate = new Gate()
   taskTools: ReadonlyArray<AnyTool> | undefined = undefined
-  promptBody: Uint8Array | undefined = undefined
-  messagesBody: Uint8Array | undefined = undefined
+  /** The `/prompt` and `/messages` answers, built once (a response is immutable, so it is reused). */
+  promptResponse: HttpServerResponse.HttpServerResponse | undefined = undefined
+  messagesResponse: HttpServerResponse.HttpServerResponse | undefined = undefined
 
   constructor(
     readonly sid: string,
@@ -197,8 +199,8 @@ export class Sessions {
   }
 
   /** The `/prompt` body, computed once per session. */
-  prompt(record: Record): Effect.Effect<Uint8Array, HttpFailure, unknown> {
-    if (record.promptBody !== undefined) return Effect.succeed(record.promptBody)
+  prompt(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpFailure, unknown> {
+    if (record.promptResponse !== undefined) return Effect.succeed(record.promptResponse)
     const env = record.compiled.env
     const session = record.session!
     const prompt: Effect.Effect<Prompt.Prompt, unknown, unknown> = env.prompt !== undefined
@@ -206,14 +208,14 @@ export class Sessions {
       : Effect.map(env.messages!(session) as Effect.Effect<Conversation.Conversation, unknown>, Prompt.flatten)
     return prompt.pipe(
       Effect.flatMap((p) => encodePrompt(p)),
-      Effect.map((encoded) => (record.promptBody = encode(JSON.stringify(encoded)))),
+      Effect.map((encoded) => (record.promptResponse = jsonBytes(encode(JSON.stringify(encoded))))),
       this.userFailure(record, "prompt")
     )
   }
 
   /** The `/messages` body, computed once per session. */
-  messages(record: Record): Effect.Effect<Uint8Array, HttpFailure, unknown> {
-    if (record.messagesBody !== undefined) return Effect.succeed(record.messagesBody)
+  messages(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpFailure, unknown> {
+    if (record.messagesResponse !== undefined) return Effect.succeed(record.messagesResponse)
     const env = record.compiled.env
     const session = record.session!
     const messages: Effect.Effect<Conversation.Conversation, unknown, unknown> = env.messages !== undefined
@@ -221,7 +223,7 @@ export class Sessions {
       : Effect.map(env.prompt!(session) as Effect.Effect<Prompt.Prompt, unknown>, Prompt.toConversation)
     return messages.pipe(
       Effect.flatMap((c) => encodeConversation(c)),
-      Effect.map((encoded) => (record.messagesBody = encode(JSON.stringify(encoded)))),
+      Effect.map((encoded) => (record.messagesResponse = jsonBytes(encode(JSON.stringify(encoded))))),
       this.userFailure(record, "messages")
     )
   }
