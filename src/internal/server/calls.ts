@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Protocol from "../../Protocol.js"
@@ -91,7 +92,7 @@ export class Registry {
           "error",
           Cause.isInterruptedOnly(exit.cause)
             ? "Session deleted"
-            : Cause.failureOption(exit.cause).pipe((o) => (o._tag === "Some" ? o.value : Cause.pretty(exit.cause)))
+            : Option.getOrElse(Cause.failureOption(exit.cause), () => Cause.pretty(exit.cause))
         )
       task.completedAt = now
       return Deferred.succeed(task.done, undefined)
