@@ -31,7 +31,7 @@ import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
-import { type Record, Sessions } from "./sessions.js"
+import { type Record as SessionRecord, Sessions } from "./sessions.js"
 import * as Sse from "./sse.js"
 import * as Validation from "./validation.js"
 
@@ -242,7 +242,7 @@ export const make = (
 
     /** Start (or re-attach to) a background task and stream it. */
     const runTask = (
-      record: Record,
+      record: SessionRecord,
       taskId: string | null,
       work: () => Effect.Effect<string, string, unknown>
     ) =>
