@@ -4,6 +4,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it, layer } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -1112,6 +1113,39 @@ describe("Server lifecycle", () => {
       yield* Scope.close(scope, Exit.void)
       assert.include(log, "teardown down-1")
       assert.include(log, "teardown down-2")
+    }))
+
+  it.effect("returnErrors decides what a 500 reveals; /version reports the build from OPENREWARD_BUILD_SHA", () =>
+    Effect.gen(function*() {
+      const details = yield* Effect.forEach(
+        ["none", "exception", "stacktrace"] as const,
+        (returnErrors) =>
+          Effect.scoped(Effect.gen(function*() {
+            const context = yield* Layer.build(
+              Server.layer([Broken], { returnErrors, version: "9.9.9" }).pipe(
+                Layer.provideMerge(Loopback),
+                Layer.provide(
+                  Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["OPENREWARD_BUILD_SHA", "abc123"]])))
+                )
+              )
+            )
+            return yield* Effect.provide(
+              Effect.gen(function*() {
+                assert.strictEqual((yield* get("/version")).body, "{\"version\":\"9.9.9\",\"build_sha\":\"abc123\"}")
+                yield* create("e1", { split: "train", index: 0 }, secretsHeader("hush-hush"))
+                const reply = yield* get("/broken/prompt", "e1")
+                assert.strictEqual(reply.status, 500)
+                assert.notInclude(reply.body, "hush-hush")
+                return detail(reply) as string
+              }),
+              context
+            )
+          }))
+      )
+      assert.strictEqual(details[0], "Internal Server Error")
+      assert.strictEqual(details[1], "Boom: setup exploded near [REDACTED]")
+      assert.include(details[2], "setup exploded near [REDACTED]")
+      assert.notStrictEqual(details[2], details[1])
     }))
 
   it.effect("serve listens on 0.0.0.0:8080 unless told otherwise, through the program's Listener", () =>
