@@ -248,14 +248,16 @@ export const call = (
       if (tool === undefined) return Effect.succeed(refusal("not_found", `${reprString(name)} is not a valid tool`))
       if (record.finished) return Effect.succeed(finishedRefusal(name))
       const work = run(record, tool, input)
+      // The gate only matters where an exclusive tool could hold it.
+      const gated = record.compiled.hasExclusive || taskTools.some((t) => t.concurrency === "exclusive")
       switch (tool.concurrency) {
         case "exclusive":
           return record.gate.exclusive(work)
         case "concurrent":
-          return record.gate.shared(work)
+          return gated ? record.gate.shared(work) : work
         case "serial":
           // The tool's lock is taken outside the gate, so calls queued on a tool don't hold off an exclusive one.
-          return record.lock(tool.name).withPermits(1)(record.gate.shared(work))
+          return record.lock(tool.name).withPermits(1)(gated ? record.gate.shared(work) : work)
       }
     }
   )

@@ -42,6 +42,8 @@ export interface Compiled {
   readonly splitNames: ReadonlySet<string>
   readonly splitsBody: string
   readonly tools: ReadonlyMap<string, AnyTool>
+  /** Whether any tool runs exclusively (then every call goes through the session's gate). */
+  readonly hasExclusive: boolean
   readonly terminal: Protocol.TerminalToolSpec | null
   readonly toolsBody: string
   /** The `/task_tools` body for a session whose task tools are `extra`. */
@@ -178,6 +180,7 @@ export const compile = (self: Environment.Any): Compiled => {
     splitNames: new Set(env.splits.map((s) => s.name)),
     splitsBody: JSON.stringify(env.splits.map((s) => ({ name: s.name, type: s.type }))),
     tools,
+    hasExclusive: [...tools.values()].some((t) => t.concurrency === "exclusive"),
     terminal,
     toolsBody: body(listed),
     taskToolsBody: (extra) =>
