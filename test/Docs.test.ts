@@ -17,7 +17,9 @@ const docs = [
   "README.md",
   ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
   ...(fs.existsSync(path.join(root, "docs", "formats"))
-    ? fs.readdirSync(path.join(root, "docs", "formats")).filter((f) => f.endsWith(".md")).map((f) => `docs/formats/${f}`)
+    ? fs.readdirSync(path.join(root, "docs", "formats")).filter((f) => f.endsWith(".md")).map((f) =>
+      `docs/formats/${f}`
+    )
     : [])
 ]
 
@@ -39,16 +41,32 @@ const snippets: Array<Snippet> = docs.flatMap((doc) => {
   return found
 })
 
-describe("documentation examples", () => {
+const fileOf = (snippet: Snippet) => path.join(outDir, `${snippet.doc.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
+
+describe.concurrent("documentation examples", () => {
   fs.rmSync(outDir, { recursive: true, force: true })
   fs.mkdirSync(outDir, { recursive: true })
+  for (const snippet of snippets) fs.writeFileSync(fileOf(snippet), snippet.code)
+
   it("finds examples to run", () => {
     assert.isAbove(snippets.length, 0)
   })
+
+  it("type-check, as a reader's editor would check them", async () => {
+    try {
+      await run(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.docs.json"], {
+        cwd: root,
+        timeout: 120_000
+      })
+    } catch (e) {
+      const error = e as { stdout?: string }
+      assert.fail(`documentation examples do not type-check:\n${error.stdout ?? ""}`)
+    }
+  }, 150_000)
+
   for (const snippet of snippets) {
     it(`${snippet.doc}:${snippet.line} runs`, async () => {
-      const file = path.join(outDir, `${snippet.doc.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
-      fs.writeFileSync(file, snippet.code)
+      const file = fileOf(snippet)
       try {
         await run(path.join(root, "node_modules", ".bin", "tsx"), [file], { cwd: root, timeout: 60_000 })
       } catch (e) {
