@@ -22,8 +22,8 @@ import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
-import * as Input from "./wireInput.js"
 import * as Wire from "./googleWire.js"
+import * as Input from "./wireInput.js"
 
 type Path = ReadonlyArray<string | number>
 type DecodeError = ConversionError.DecodeError

@@ -17,8 +17,8 @@ import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
-import { maxDepth, tooDeep } from "./wireInput.js"
 import { dumps } from "./pythonJson.js"
+import { maxDepth, tooDeep } from "./wireInput.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
