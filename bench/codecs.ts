@@ -3,6 +3,10 @@
  * hand-written plain-object converter doing the same mapping and with the Vercel AI SDK's
  * converters, for conversations of 1, 100 and 10,000 turns, in one run.
  *
+ * Each format is measured in its own child process (one after the other, never in parallel), so
+ * that the JIT state and the heap one format leaves behind do not colour the next one's figures;
+ * this process then prints every table.
+ *
  * Flags (all optional):
  *
  * - `--formats=openai,google` measure only these formats;
@@ -12,14 +16,18 @@
  *
  * Method, machine and figures: docs/performance.md.
  */
+import { fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as Format from "../src/Format.js"
 import * as Provider from "../src/Provider.js"
+import type * as Harness from "./internal/harness.js"
+import * as Measure from "./internal/measure.js"
 import * as PlainAnthropic from "./internal/plain/anthropic.js"
 import * as PlainGoogle from "./internal/plain/google.js"
 import * as PlainOpenAi from "./internal/plain/openAi.js"
-import { run, type Subject } from "./internal/run.js"
+import * as Summary from "./internal/summary.js"
 
-const plain: { readonly [P in Provider.Provider]: Subject["plain"] } = {
+const plain: { readonly [P in Provider.Provider]: Measure.Subject["plain"] } = {
   openai: PlainOpenAi,
   openrouter: PlainOpenAi,
   anthropic: PlainAnthropic,
@@ -29,10 +37,12 @@ const plain: { readonly [P in Provider.Provider]: Subject["plain"] } = {
 const flag = (name: string): string | undefined =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 
-const formats = (flag("formats")?.split(",") ?? Provider.all).map((name) => {
+const provider = (name: string): Provider.Provider => {
   if (!Provider.isProvider(name)) throw new Error(`unknown format ${name}; expected one of ${Provider.all.join(", ")}`)
   return name
-})
+}
+
+const formats = (flag("formats")?.split(",") ?? Provider.all).map(provider)
 
 const sizes = (flag("sizes")?.split(",") ?? ["1", "100", "10000"]).map((text) => {
   const n = Number(text)
@@ -42,24 +52,66 @@ const sizes = (flag("sizes")?.split(",") ?? ["1", "100", "10000"]).map((text) =>
 
 const quick = process.argv.includes("--quick")
 
-await run(
-  formats.map((provider): Subject => ({
-    provider,
-    // Google has no input representation for plain-text reasoning (the codec rejects it).
-    shape: { reasoning: provider !== "google" },
-    ours: Format.codecs[provider],
-    plain: plain[provider]
-  })),
-  {
-    sizes,
-    // Samples of large conversations last long enough to take in several garbage collections, so
-    // that each variant pays for its own garbage (a 10k-turn output is megabytes of objects).
-    timing: (turns) =>
-      quick
-        ? { samples: 5, sampleMs: 5, warmupMs: 20 }
-        : turns >= 1000
-        ? { samples: 9, sampleMs: 100, warmupMs: 200 }
-        : { samples: 15, sampleMs: 20, warmupMs: 100 },
-    memory: !process.argv.includes("--no-memory")
+// Samples of large conversations last long enough to take in several garbage collections, so that
+// each variant pays for its own garbage (a 10k-turn output is megabytes of objects).
+const timing = (turns: number): Harness.Options =>
+  quick
+    ? { samples: 5, sampleMs: 5, warmupMs: 20 }
+    : turns >= 1000
+    ? { samples: 9, sampleMs: 100, warmupMs: 200 }
+    : { samples: 15, sampleMs: 20, warmupMs: 100 }
+
+const settings: Measure.Settings = { sizes, timing, memory: !process.argv.includes("--no-memory") }
+
+const child = flag("child")
+
+if (child !== undefined) {
+  // A child: measure one format and send the result to the parent.
+  const name = provider(child)
+  const result = await Measure.measureFormat(
+    {
+      provider: name,
+      // Google has no input representation for plain-text reasoning (the codec rejects it).
+      shape: { reasoning: name !== "google" },
+      ours: Format.codecs[name],
+      plain: plain[name]
+    },
+    settings,
+    (turns) => console.log(`  ${name}: ${turns} turns measured`)
+  )
+  process.send?.(result)
+} else {
+  const started = Date.now()
+  console.log(`codec benchmark: ${formats.join(", ")}; turns ${sizes.join(", ")}`)
+  console.log(Summary.machine())
+  for (const turns of sizes) {
+    const t = timing(turns)
+    console.log(
+      `timing @${turns} turns: ${t.samples} interleaved rounds, samples of >= ${t.sampleMs} ms, ` +
+        `${t.warmupMs} ms warm-up per variant`
+    )
   }
-)
+  console.log("")
+  const results: Array<Measure.Result> = []
+  for (const name of formats) {
+    console.log(`measuring ${name} in a child process ...`)
+    results.push(
+      await new Promise<Measure.Result>((resolve, reject) => {
+        let result: Measure.Result | undefined
+        const worker = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), `--child=${name}`])
+        worker.on("message", (message) => {
+          result = message as Measure.Result
+        })
+        worker.on("error", reject)
+        worker.on("exit", (code) =>
+          result !== undefined && code === 0
+            ? resolve(result)
+            : reject(new Error(`measuring ${name} failed (exit code ${code})`)))
+      })
+    )
+    console.log(`  done (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+  }
+  console.log("")
+  Summary.print(results, sizes)
+  console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+}
