@@ -172,7 +172,9 @@ describe("hand-written decoders", () => {
   const call = FastCheck.record({ name, id: callId }).map(({ id, name }) => ({
     function_call: id === undefined ? { name, args: {} } : { id, name, args: {} }
   }))
-  const response = FastCheck.record({ name, id: responseId, error: FastCheck.boolean() }).map(({ error, id, name }) => ({
+  const response = FastCheck.record({ name, id: responseId, error: FastCheck.boolean() }).map((
+    { error, id, name }
+  ) => ({
     function_response: {
       ...(id === undefined ? {} : { id }),
       name,
