@@ -14,13 +14,16 @@
  * of a shared machine falls on every target alike, and each ratio is taken within a round. When
  * `taskset` is available and there are two cores or more, the servers are pinned to the last core
  * and the load generator to the first. Before measuring, every target's answers are checked to be
- * the same (the same JSON; for bare, the same bytes).
+ * the same (the same JSON; for every target but the reference, the same bytes).
  *
  * Flags (all optional):
  *
  * - `--seconds=5` length of a sample; `--rounds=5` samples per target and route; `--warmup=2`
  *   seconds of unmeasured load per target and route first; `--connections=32`;
- * - `--routes=messages,call` and `--targets=ours,reference,bare` measure only these;
+ * - `--routes=messages,call` and `--targets=ours,reference,bare` measure only these; two more
+ *   targets tell where the time goes (`bench/server/floor.ts`): `platform`, `@effect/platform`'s
+ *   HTTP server answering the same bytes without a router, and `fiber`, `node:http` answering
+ *   each request from an Effect fiber;
  * - `--quick` one short round: a smoke run (figures are not reliable);
  * - `--no-pin` leave the processes unpinned;
  * - `--reference-log-level=WARNING` the reference's `OPENREWARD_LOG_LEVEL` (its own default is
@@ -59,7 +62,7 @@ class BenchError extends Data.TaggedError("BenchError")<{ readonly message: stri
 // settings
 // -----------------------------------------------------------------------------
 
-const targetNames = ["ours", "reference", "bare"] as const
+const targetNames = ["ours", "reference", "bare", "platform", "fiber"] as const
 type TargetName = typeof targetNames[number]
 const routeNames = ["messages", "call"] as const
 type RouteName = typeof routeNames[number]
@@ -67,7 +70,9 @@ type RouteName = typeof routeNames[number]
 const labels: Record<TargetName, string> = {
   ours: "ours (openreward-effect)",
   reference: "reference (Python)",
-  bare: "bare node:http"
+  bare: "bare node:http",
+  platform: "@effect/platform, no router",
+  fiber: "node:http + a fiber each"
 }
 
 const flag = (name: string): string | undefined =>
@@ -80,8 +85,12 @@ const numberFlag = (name: string, fallback: number): number => {
   return n
 }
 
-const listFlag = <A extends string>(name: string, all: ReadonlyArray<A>): ReadonlyArray<A> => {
-  const chosen = flag(name)?.split(",") ?? all
+const listFlag = <A extends string>(
+  name: string,
+  all: ReadonlyArray<A>,
+  byDefault: ReadonlyArray<A> = all
+): ReadonlyArray<A> => {
+  const chosen = flag(name)?.split(",") ?? byDefault
   for (const item of chosen) {
     if (!all.includes(item as A)) throw new Error(`--${name}: unknown ${item}; expected some of ${all.join(",")}`)
   }
@@ -95,7 +104,7 @@ const settings = {
   warmup: quick ? 0.5 : numberFlag("warmup", 2),
   connections: Math.round(numberFlag("connections", 32)),
   routes: listFlag("routes", routeNames),
-  targets: listFlag("targets", targetNames),
+  targets: listFlag("targets", targetNames, ["ours", "reference", "bare"]),
   pin: !process.argv.includes("--no-pin"),
   referenceLogLevel: flag("reference-log-level") ?? "WARNING",
   profile: flag("profile"),
@@ -421,28 +430,30 @@ const capture = (ours: Target) =>
     } satisfies Responses
   })
 
-const startBare = (responses: Responses) =>
+/** A server answering with ours' bytes: `bare.ts`, or a variant of `floor.ts`. */
+const startFloor = (name: "bare" | "platform" | "fiber", responses: Responses) =>
   Effect.gen(function*() {
     const port = yield* freePort
-    const args = [...node("bench/server/bare.ts"), "--port", `${port}`, "--responses", JSON.stringify(responses)]
-    const child = yield* start("bare", process.execPath, args, { core: serverCore })
+    const script = name === "bare" ? node("bench/server/bare.ts") : [...node("bench/server/floor.ts"), name]
+    const args = [...script, "--port", `${port}`, "--responses", JSON.stringify(responses)]
+    const child = yield* start(name, process.execPath, args, { core: serverCore })
     const url = `http://127.0.0.1:${port}`
-    // bare has no /health: wait for any answer.
+    // These have no /health: wait for any answer.
     yield* Effect.raceFirst(
       send(`${url}/`).pipe(
         Effect.retry(Schedule.spaced("100 millis")),
         Effect.timeoutFail({
           duration: "60 seconds",
-          onTimeout: () => new BenchError({ message: "bare did not start" })
+          onTimeout: () => new BenchError({ message: `${name} did not start` })
         })
       ),
       exit(child)
     )
-    const target: Target = { name: "bare", url, child, sessions: ["bench-0"] }
+    const target: Target = { name, url, child, sessions: ["bench-0"] }
     return target
   })
 
-/** Every target answers both routes with the same JSON as ours (bare: the same bytes). */
+/** Every target answers both routes with the same JSON as ours (all but the reference: the same bytes). */
 const verify = (targets: ReadonlyArray<Target>, responses: Responses) =>
   Effect.forEach(targets, (target) =>
     Effect.gen(function*() {
@@ -453,8 +464,8 @@ const verify = (targets: ReadonlyArray<Target>, responses: Responses) =>
           message: `${target.name} /messages differs from ours:\n${messages.body}\n${responses.messages.body}`
         })
       }
-      if (target.name === "bare" && messages.body !== responses.messages.body) {
-        return yield* new BenchError({ message: "bare /messages is not byte for byte ours" })
+      if (target.name !== "reference" && messages.body !== responses.messages.body) {
+        return yield* new BenchError({ message: `${target.name} /messages is not byte for byte ours` })
       }
       const call = yield* request(target.url, routes.call, sid)
       const { result } = yield* callResult(target.name, call.body)
@@ -565,12 +576,16 @@ const program = Effect.gen(function*() {
     python === undefined || !settings.targets.includes("reference")
       ? Effect.succeed(undefined)
       : startReference(python),
-    settings.targets.includes("bare") ? startBare(responses) : Effect.succeed(undefined)
+    ...(["bare", "platform", "fiber"] as const).map((name) =>
+      settings.targets.includes(name) ? startFloor(name, responses) : Effect.succeed(undefined)
+    )
   ], { concurrency: "unbounded" })
   const all = [ours, ...others].filter((t): t is Target => t !== undefined)
   yield* verify(all, responses)
   const targets = all.filter((t) => settings.targets.includes(t.name))
-  console.log(`checked: every target answers /messages and /call with the same JSON as ours (bare: the same bytes)\n`)
+  console.log(
+    `checked: every target answers /messages and /call with the same JSON as ours (all but the reference: the same bytes)\n`
+  )
 
   const load = yield* startLoad
   const selected = settings.routes.map((name) => routes[name])
@@ -617,20 +632,22 @@ const program = Effect.gen(function*() {
       Report.table(["target", "req/s", "range", "p50 ms", "p99 ms", "server CPU", "load CPU"], rows)
     )
     const verdicts: Array<unknown> = []
-    const compare = (other: TargetName, goal: number) => {
+    const compare = (other: TargetName, goal?: number) => {
       const a = of("ours")
       const b = of(other)
       if (a === undefined || b === undefined) return
       const r = Report.ratio(a, b)
-      const met = r.median >= goal
-      verdicts.push({ ours: "ours", other, goal, ...r, met })
+      const met = goal === undefined ? undefined : r.median >= goal
+      verdicts.push({ other, goal, ...r, met })
       console.log(
-        `ours / ${labels[other]}: ${Report.times(r.median)} (rounds ${Report.times(r.min)}–${Report.times(r.max)}); ` +
-          `target ≥ ${goal}x: ${met ? "met" : "MISSED"}`
+        `ours / ${labels[other]}: ${Report.times(r.median)} (rounds ${Report.times(r.min)}–${Report.times(r.max)})` +
+          (goal === undefined ? "" : `; target ≥ ${goal}x: ${met ? "met" : "MISSED"}`)
       )
     }
     compare("reference", 3)
     compare("bare", 0.6)
+    compare("platform")
+    compare("fiber")
     results[route.name] = {
       targets: Object.fromEntries(
         targets.map((t) => [t.name, { samples: of(t.name), ...Report.summarise(of(t.name)!) }])
