@@ -260,6 +260,53 @@ export const make = (
         return stream(task)
       })
 
+    // The session routes a rollout calls again and again, as plain handlers of the request, so they
+    // can be reached without the router (see `hot` below) as well as through it.
+    const promptRoute = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const sid = yield* sessionId(request)
+        const record = yield* sessions.ready(sid)
+        return yield* sessions.prompt(record)
+      })
+
+    const messagesRoute = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const sid = yield* sessionId(request)
+        const record = yield* sessions.ready(sid)
+        return yield* sessions.messages(record)
+      })
+
+    const callRoute = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const body = yield* readBody(request)
+        const sid = yield* sessionId(request)
+        const record = yield* sessions.ready(sid)
+        const call = yield* validateToolCall(body)
+        return yield* runTask(record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
+      })
+
+    const hotRoutes: ReadonlyMap<
+      string,
+      (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<
+        HttpServerResponse.HttpServerResponse,
+        HttpFailure,
+        unknown
+      >
+    > = new Map([["GET prompt", promptRoute], ["GET messages", messagesRoute], ["POST call", callRoute]])
+
+    /**
+     * The handler of a hot route, when `path` is exactly `/<env>/<route>` of a served environment:
+     * the router would send the request to the same handler (none of them reads the `:env`
+     * parameter), so it is skipped, which saves matching and providing its context on every call
+     * (a third of the time of a `/messages` request).
+     */
+    const hot = (method: string, path: string) => {
+      const slash = path.indexOf("/", 1)
+      if (slash === -1 || path.indexOf("/", slash + 1) !== -1) return undefined
+      const handler = hotRoutes.get(`${method} ${path.slice(slash + 1)}`)
+      return handler !== undefined && envs.has(path.slice(1, slash).toLowerCase()) ? handler : undefined
+    }
+
     const router = HttpRouter.empty.pipe(
       HttpRouter.get("/health", Effect.succeed(health)),
       HttpRouter.get("/version", Effect.succeed(version)),
@@ -414,35 +461,9 @@ export const make = (
           return json(record.compiled.taskToolsBody(extra))
         })
       ),
-      HttpRouter.get(
-        "/:env/prompt",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const sid = yield* sessionId(request)
-          const record = yield* sessions.ready(sid)
-          return yield* sessions.prompt(record)
-        })
-      ),
-      HttpRouter.get(
-        "/:env/messages",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const sid = yield* sessionId(request)
-          const record = yield* sessions.ready(sid)
-          return yield* sessions.messages(record)
-        })
-      ),
-      HttpRouter.post(
-        "/:env/call",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const body = yield* readBody(request)
-          const sid = yield* sessionId(request)
-          const record = yield* sessions.ready(sid)
-          const call = yield* validateToolCall(body)
-          return yield* runTask(record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
-        })
-      ),
+      HttpRouter.get("/:env/prompt", Effect.flatMap(HttpServerRequest.HttpServerRequest, promptRoute)),
+      HttpRouter.get("/:env/messages", Effect.flatMap(HttpServerRequest.HttpServerRequest, messagesRoute)),
+      HttpRouter.post("/:env/call", Effect.flatMap(HttpServerRequest.HttpServerRequest, callRoute)),
       HttpRouter.post(
         "/:env/score_group",
         Effect.gen(function*() {
@@ -488,7 +509,9 @@ export const make = (
           const location = `/${defaultEnv.key}${path}${query === "" ? "" : `?${query}`}`
           return Effect.succeed(HttpServerResponse.empty({ status: 308, headers: { location } }))
         }
-        return routed.pipe(
+        const handler = hot(request.method, path)
+        // Interruptible, as the router runs its handlers (the platform runs the app uninterruptibly).
+        return (handler === undefined ? routed : Effect.interruptible(handler(request))).pipe(
           Effect.catchAllCause((cause): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
             const failure = Cause.failureOption(cause)
             if (Option.isSome(failure)) {
