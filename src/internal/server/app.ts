@@ -14,7 +14,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
@@ -231,7 +230,7 @@ export const make = (
       const head = Sse.frame("task_id", task.id)
       if (task.frames !== undefined) return HttpServerResponse.text(head + task.frames, sseOptions)
       const rest = Stream.merge(
-        Stream.fromEffect(Effect.map(Deferred.await(task.done), () => task.frames!)),
+        Stream.fromEffect(Calls.frames(task)),
         Stream.fromSchedule(Schedule.spaced(settings.keepAliveInterval)).pipe(
           Stream.mapEffect(() => Effect.map(Clock.currentTimeMillis, (now) => Sse.ping(new Date(now))))
         ),

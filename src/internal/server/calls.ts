@@ -39,8 +39,21 @@ export interface Task {
   /** The frames after `task_id`, once the task has finished. */
   frames: string | undefined
   completedAt: number | undefined
-  readonly done: Deferred.Deferred<void>
+  /** Completed when the task finishes; made only once someone waits (most calls finish first). */
+  waiting: Deferred.Deferred<void> | undefined
 }
+
+/**
+ * The frames of a task, once it has finished.
+ *
+ * @internal
+ */
+export const frames = (task: Task): Effect.Effect<string> =>
+  Effect.suspend(() => {
+    if (task.frames !== undefined) return Effect.succeed(task.frames)
+    task.waiting ??= Deferred.unsafeMake<void>(FiberId.none)
+    return Effect.map(Deferred.await(task.waiting), () => task.frames!)
+  })
 
 /**
  * A fresh id in the reference's format (`uuid4().hex`).
@@ -71,7 +84,7 @@ export class Registry {
         sid: record.sid,
         frames: undefined,
         completedAt: undefined,
-        done: Deferred.unsafeMake<void>(FiberId.none)
+        waiting: undefined
       }
       this.tasks.set(task.id, task)
       return Effect.map(
@@ -95,7 +108,7 @@ export class Registry {
             : Option.getOrElse(Cause.failureOption(exit.cause), () => Cause.pretty(exit.cause))
         )
       task.completedAt = now
-      return Deferred.succeed(task.done, undefined)
+      return task.waiting === undefined ? Effect.void : Deferred.succeed(task.waiting, undefined)
     })
   }
 
