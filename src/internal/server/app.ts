@@ -263,8 +263,8 @@ export const make = (
 
     // The session routes a rollout calls again and again, as plain handlers of the request, so they
     // can be reached without the router (see `hot` below) as well as through it. They are written
-    // with `flatMap` rather than `Effect.gen`: on this path a generator costs a third of the
-    // throughput of `/messages` (measured with `npm run bench:server`).
+    // with `flatMap` rather than `Effect.gen`: on this path a generator cost about a third of the
+    // throughput of `/messages` (docs/performance.md, "Where the time goes in the server").
     const promptRoute = (request: HttpServerRequest.HttpServerRequest) =>
       Either.match(sessionId(request), {
         onLeft: Effect.fail,
@@ -302,8 +302,8 @@ export const make = (
     /**
      * The handler of a hot route, when `path` is exactly `/<env>/<route>` of a served environment:
      * the router would send the request to the same handler (none of them reads the `:env`
-     * parameter), so it is skipped, which saves matching and providing its context on every call
-     * (a third of the time of a `/messages` request).
+     * parameter), so it is skipped, which saves matching the route and copying the request's
+     * context on every call (docs/performance.md, "Where the time goes in the server").
      */
     const hot = (method: string, path: string) => {
       const slash = path.indexOf("/", 1)
