@@ -432,6 +432,58 @@ layer(TestServer)("Server", (it) => {
         assert.strictEqual(slash.status, 307)
         assert.match(slash.headers["location"]!, /^http:\/\/[^/]+\/health$/)
       }))
+
+    // prompt, messages and call skip the router when the path is exactly `/<env>/<route>` (see
+    // `hot` in src/internal/server/app.ts); every other spelling must still be answered as FastAPI
+    // answers it (checked against FastAPI 0.12x: HEAD is not added to GET routes).
+    it.effect("the session routes that skip the router answer every other spelling as the router does", () =>
+      Effect.gen(function*() {
+        yield* create("hot1")
+        const expected = (yield* get("/lab/messages", "hot1")).body
+        assert.strictEqual((yield* get("/LaB/messages", "hot1")).body, expected)
+        assert.strictEqual((yield* get("/lab/messages?x=1", "hot1")).body, expected)
+        for (
+          const [method, path, allow] of [
+            ["POST", "/lab/messages", "GET"],
+            ["POST", "/lab/prompt", "GET"],
+            ["HEAD", "/health", "GET"],
+            ["HEAD", "/lab/tools", "GET"],
+            ["HEAD", "/lab/messages", "GET"],
+            ["HEAD", "/lab/call", "POST"],
+            ["GET", "/lab/call", "POST"],
+            ["PUT", "/Lab/call", "POST"]
+          ] as const
+        ) {
+          const reply = yield* send(HttpClientRequest.make(method)(path).pipe(withSid("hot1")))
+          assert.strictEqual(reply.status, 405, `${method} ${path}`)
+          assert.strictEqual(reply.headers["allow"], allow, `${method} ${path}`)
+        }
+        for (
+          const [method, path] of [["GET", "/lab/messages/"], ["GET", "/lab/prompt/"], ["GET", "/LAB/call/"], [
+            "HEAD",
+            "/lab/messages/"
+          ]] as const
+        ) {
+          const reply = yield* send(HttpClientRequest.make(method)(path).pipe(withSid("hot1")))
+          assert.strictEqual(reply.status, 307, path)
+          assert.match(reply.headers["location"]!, new RegExp(`^http://[^/]+${path.slice(0, -1)}$`))
+        }
+        for (
+          const path of ["/lab//messages", "/lab/Messages", "/lab/messages/x", "/lab/calls", "/lab/TOOLS", "/HEALTH"]
+        ) {
+          const reply = yield* get(path, "hot1")
+          assert.strictEqual(reply.status, 404, path)
+          assert.strictEqual(detail(reply), "Not Found", path)
+        }
+        // The hot handlers answer missing and unknown sessions exactly as the router's do.
+        const none = yield* get("/lab/messages")
+        assert.strictEqual(none.status, 400)
+        assert.strictEqual(detail(none), detail(yield* get("/lab/task_tools")))
+        const unknown = yield* post("/lab/call", { name: "echo", input: { text: "x" } }, "nobody")
+        assert.strictEqual(unknown.status, 404)
+        assert.strictEqual(detail(unknown), detail(yield* get("/lab/task_tools", "nobody")))
+        yield* post("/delete", undefined, "hot1")
+      }))
   })
 
   describe("environment routes", () => {

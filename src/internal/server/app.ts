@@ -488,7 +488,14 @@ export const make = (
 
     // Exact paths, as Starlette matches them: `/health/` is not `/health` (it gets a 307 below).
     const routed = yield* HttpRouter.toHttpApp(router).pipe(
-      HttpRouter.withRouterConfig({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 1000 })
+      // As Starlette matches: paths are case-sensitive (only the environment name is not, and the
+      // handlers look that up themselves), trailing and duplicate slashes are not ignored.
+      HttpRouter.withRouterConfig({
+        caseSensitive: true,
+        ignoreTrailingSlash: false,
+        ignoreDuplicateSlashes: false,
+        maxParamLength: 1000
+      })
     )
 
     const notFound = (request: HttpServerRequest.HttpServerRequest, path: string, query: string) => {
@@ -514,6 +521,8 @@ export const make = (
           const location = `/${defaultEnv.key}${path}${query === "" ? "" : `?${query}`}`
           return Effect.succeed(HttpServerResponse.empty({ status: 308, headers: { location } }))
         }
+        // FastAPI does not answer HEAD on GET routes, where the router would: no route takes HEAD.
+        if (request.method === "HEAD") return Effect.succeed(notFound(request, path, query))
         const handler = hot(request.method, path)
         // Interruptible, as the router runs its handlers (the platform runs the app uninterruptibly).
         return (handler === undefined ? routed : Effect.interruptible(handler(request))).pipe(
