@@ -428,13 +428,15 @@ export const make = <Task = Json.JsonObject, TaskEncoded = Json.JsonObject, Stat
   const env: Environment<Task, State, E, R> = Object.assign(Object.create(Proto), {
     [TypeId]: variance,
     name: options.name,
-    splits: options.splits.map(toSplit),
+    // A definition from untyped JavaScript may leave out what the types require; `validate` then
+    // names what is missing instead of a TypeError here.
+    splits: Array.isArray(options.splits) ? options.splits.map(toSplit) : [],
     task: options.task === undefined ? jsonTask : codecOf(options.task),
     tasks: toTasks(options.tasks),
     setup: options.setup === undefined ? () => Effect.void as Effect.Effect<State> : lift(options.setup),
     prompt: options.prompt === undefined ? undefined : lift(options.prompt),
     messages: options.messages === undefined ? undefined : lift(options.messages),
-    tools: options.tools,
+    tools: Array.isArray(options.tools) ? options.tools : [],
     taskTools: options.taskTools === undefined ? undefined : lift(options.taskTools),
     scoreGroup: options.scoreGroup === undefined ? undefined : lift(options.scoreGroup)
   })
@@ -511,6 +513,11 @@ const invalid = (env: Any, reason: string) => Either.left(new InvalidDefinition(
  */
 export const validate = <Env extends Any>(self: Env): Either.Either<Env, InvalidDefinition> => {
   const env = erase(self)
+  if (typeof env.name !== "string") {
+    return Either.left(
+      new InvalidDefinition({ environment: null, reason: "An environment has no name; give `name` a string." })
+    )
+  }
   const name = key(env)
   if (name === "" || name.includes("/") || name.includes("?") || name.includes("#")) {
     return Either.left(

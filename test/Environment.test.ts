@@ -276,6 +276,18 @@ describe("Environment", () => {
       reason(Environment.make({ ...base, name: "Ping" })),
       "Environment 'ping' collides with the server's own route /ping; choose another name"
     )
+    // Definitions from untyped JavaScript (`serve` loads any module) are refused with a reason, not a TypeError.
+    const untyped = (options: Record<string, unknown>) =>
+      reason(Environment.make(options as unknown as Parameters<typeof Environment.make>[0]))
+    assert.strictEqual(
+      untyped({ ...base, tools: undefined, name: "NoTools" }),
+      "Environment 'notools' has no tools defined. Add at least one tool."
+    )
+    assert.strictEqual(
+      untyped({ ...base, splits: undefined, name: "NoSplits" }),
+      "Environment 'nosplits' has no splits defined. Give `splits` at least one split."
+    )
+    assert.strictEqual(untyped({ ...base, name: undefined }), "An environment has no name; give `name` a string.")
   })
 
   it.effect("setup's state reaches the prompt surface and tools", () =>
