@@ -527,6 +527,12 @@ export interface DecodeOptions {}
 // encoding
 // -----------------------------------------------------------------------------
 
+// Encoding is one pass over the conversation that checks block placement as it goes, in the switch
+// that encodes each block: a separate `Conversation.validate` pass cost about a quarter of encode
+// (docs/performance.md, "2. anthropic encode"). The reference reports a misplaced block before any
+// other error, wherever it is, so when the pass fails, `Conversation.validate` runs and its error,
+// if it finds one, is the one returned.
+
 const encodeContent = (block: Block.ContentBlock): ToolResultContent => {
   switch (block.type) {
     case "text":
@@ -538,58 +544,115 @@ const encodeContent = (block: Block.ContentBlock): ToolResultContent => {
   }
 }
 
-const encodeBlock = (block: Block.Block): ContentBlock => {
-  switch (block.type) {
-    case "text":
-    case "image":
-      return encodeContent(block)
-    case "reasoning":
-      return block.signature
-        ? { type: "thinking", thinking: block.text, signature: block.signature }
-        : { type: "thinking", thinking: block.text }
-    case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input }
-    case "tool_result": {
-      const result: ToolResultBlock = {
-        type: "tool_result",
-        tool_use_id: block.tool_call_id,
-        content: block.blocks.map(encodeContent)
-      }
-      return block.is_error ? { ...result, is_error: true } : result
-    }
-    default:
-      return absurd(block)
-  }
+const encodeToolResult = (block: Block.ToolResultBlock): ToolResultBlock => {
+  const content = block.blocks.map(encodeContent)
+  return block.is_error
+    ? { type: "tool_result", tool_use_id: block.tool_call_id, content, is_error: true }
+    : { type: "tool_result", tool_use_id: block.tool_call_id, content }
 }
 
-// The API wants a user message's tool results first; everything else keeps its order.
-const toolResultsFirst = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => [
-  ...blocks.filter((b) => b.type === "tool_result"),
-  ...blocks.filter((b) => b.type !== "tool_result")
-]
+// The error `Conversation.validate` reports for this block.
+const misplacedBlock = (
+  role: Message.Role,
+  messageIndex: number,
+  blockIndex: number,
+  blockType: Block.BlockType
+): ConversionError.MisplacedBlock =>
+  new ConversionError.MisplacedBlock({
+    path: [messageIndex, "blocks", blockIndex],
+    messageIndex,
+    blockIndex,
+    role,
+    blockType
+  })
+
+/**
+ * Encode `blocks` of a `role` message into `content`, or return the error for the first block that
+ * role may not hold. `blocks` may be reordered (see {@link toolResultsFirst}); `original` is the
+ * message's own block list, where a misplaced block is located.
+ */
+const encodeBlocks = (
+  role: Message.Role,
+  blocks: ReadonlyArray<Block.Block>,
+  original: ReadonlyArray<Block.Block>,
+  messageIndex: number,
+  content: Array<ContentBlock>
+): ConversionError.MisplacedBlock | undefined => {
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
+    switch (block.type) {
+      case "text":
+      case "image":
+        content.push(encodeContent(block))
+        continue
+      case "reasoning":
+        if (role !== "assistant") break
+        content.push(
+          block.signature
+            ? { type: "thinking", thinking: block.text, signature: block.signature }
+            : { type: "thinking", thinking: block.text }
+        )
+        continue
+      case "tool_call":
+        if (role !== "assistant") break
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
+        continue
+      case "tool_result":
+        if (role !== "user") break
+        content.push(encodeToolResult(block))
+        continue
+    }
+    // a reordering keeps the other blocks in order, so the first misplaced block met is the first
+    // of the message, and the first occurrence of its object is where it is
+    return misplacedBlock(role, messageIndex, original.indexOf(block), block.type)
+  }
+  return undefined
+}
+
+// The API wants a user message's tool results first; everything else keeps its order. Most user
+// messages already have them first (or have none), and are returned as they are.
+const toolResultsFirst = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => {
+  let other = false
+  for (let j = 0; j < blocks.length; j++) {
+    if (blocks[j]!.type !== "tool_result") other = true
+    else if (other) return partition(blocks)
+  }
+  return blocks
+}
+
+const partition = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => {
+  const results: Array<Message.UserBlock> = []
+  const rest: Array<Message.UserBlock> = []
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
+    if (block.type === "tool_result") results.push(block)
+    else rest.push(block)
+  }
+  return results.concat(rest)
+}
 
 const textOnly = (
   message: Message.SystemMessage,
   messageIndex: number,
-  reason: string
-): Either.Either<Array<string>, ConversionError.UnsupportedBlock> => {
-  const texts: Array<string> = []
-  for (const [blockIndex, block] of message.blocks.entries()) {
+  reason: string,
+  texts: Array<string>
+): ConversionError.UnsupportedBlock | undefined => {
+  const blocks = message.blocks
+  for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
+    const block = blocks[blockIndex]!
     if (block.type !== "text") {
-      return Either.left(
-        new ConversionError.UnsupportedBlock({
-          format: name,
-          path: [messageIndex, "blocks", blockIndex],
-          messageIndex,
-          blockIndex,
-          blockType: block.type,
-          reason
-        })
-      )
+      return new ConversionError.UnsupportedBlock({
+        format: name,
+        path: [messageIndex, "blocks", blockIndex],
+        messageIndex,
+        blockIndex,
+        blockType: block.type,
+        reason
+      })
     }
     texts.push(block.text)
   }
-  return Either.right(texts)
+  return undefined
 }
 
 const encodeLaterSystem = (
@@ -609,16 +672,67 @@ const encodeLaterSystem = (
             "move it to the start of the conversation, or set laterSystem to \"user\" or \"inline\""
         })
       )
-    case "user":
-      return Either.right({ role: "user", content: message.blocks.map(encodeContent) })
-    case "inline":
-      return Either.map(
-        textOnly(message, messageIndex, "a mid-conversation system message holds text only"),
-        (texts): WireMessage => ({ role: "system", content: texts.map((text) => ({ type: "text", text })) })
-      )
+    case "user": {
+      const content: Array<ContentBlock> = []
+      const error = encodeBlocks("system", message.blocks, message.blocks, messageIndex, content)
+      return error === undefined ? Either.right({ role: "user", content }) : Either.left(error)
+    }
+    case "inline": {
+      const texts: Array<string> = []
+      const error = textOnly(message, messageIndex, "a mid-conversation system message holds text only", texts)
+      return error === undefined
+        ? Either.right({ role: "system", content: texts.map((text): TextBlock => ({ type: "text", text })) })
+        : Either.left(error)
+    }
     default:
       return absurd(policy)
   }
+}
+
+const encodeConversation = (
+  conversation: Conversation.Conversation,
+  options: EncodeOptions | undefined
+): Either.Either<Wire, ConversionError.EncodeError> => {
+  const laterSystem = options?.laterSystem ?? "error"
+  const system: Array<string> = []
+  const messages: Array<WireMessage> = []
+  let leading = true
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    switch (message.role) {
+      case "system": {
+        if (leading) {
+          const error = textOnly(message, i, "the system parameter holds text only", system)
+          if (error !== undefined) return Either.left(error)
+        } else {
+          const encoded = encodeLaterSystem(message, i, laterSystem)
+          if (Either.isLeft(encoded)) return Either.left(encoded.left)
+          messages.push(encoded.right)
+        }
+        break
+      }
+      case "user":
+      case "assistant": {
+        leading = false
+        const blocks = message.role === "user" ? toolResultsFirst(message.blocks) : message.blocks
+        const content: Array<ContentBlock> = []
+        const error = encodeBlocks(message.role, blocks, message.blocks, i, content)
+        if (error !== undefined) return Either.left(error)
+        messages.push({ role: message.role, content })
+        break
+      }
+      default:
+        return absurd(message)
+    }
+  }
+  return Either.right({
+    system: system.length === 0
+      ? null
+      : options?.system === "blocks"
+      ? system.map((text): TextBlock => ({ type: "text", text }))
+      : system.join("\n\n"),
+    messages
+  })
 }
 
 /**
@@ -637,46 +751,10 @@ export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, ConversionError.EncodeError> => {
+  const encoded = encodeConversation(conversation, options)
+  if (Either.isRight(encoded)) return encoded
   const placed = Conversation.validate(conversation)
-  if (Either.isLeft(placed)) return Either.left(placed.left)
-  const laterSystem = options?.laterSystem ?? "error"
-  const system: Array<string> = []
-  const messages: Array<WireMessage> = []
-  let leading = true
-  for (const [i, message] of conversation.entries()) {
-    switch (message.role) {
-      case "system": {
-        if (leading) {
-          const texts = textOnly(message, i, "the system parameter holds text only")
-          if (Either.isLeft(texts)) return Either.left(texts.left)
-          system.push(...texts.right)
-        } else {
-          const encoded = encodeLaterSystem(message, i, laterSystem)
-          if (Either.isLeft(encoded)) return Either.left(encoded.left)
-          messages.push(encoded.right)
-        }
-        break
-      }
-      case "user":
-        leading = false
-        messages.push({ role: "user", content: toolResultsFirst(message.blocks).map(encodeBlock) })
-        break
-      case "assistant":
-        leading = false
-        messages.push({ role: "assistant", content: message.blocks.map(encodeBlock) })
-        break
-      default:
-        return absurd(message)
-    }
-  }
-  return Either.right({
-    system: system.length === 0
-      ? null
-      : options?.system === "blocks"
-      ? system.map((text): TextBlock => ({ type: "text", text }))
-      : system.join("\n\n"),
-    messages
-  })
+  return Either.isLeft(placed) ? Either.left(placed.left) : encoded
 }
 
 // -----------------------------------------------------------------------------
