@@ -1,11 +1,12 @@
 /**
- * Canonical conversation to a Gemini request, in the reference SDK's order of checks:
+ * Canonical conversation to a Gemini request. Tool-call names are collected from the whole
+ * conversation first (a later call with the same id wins); then one pass encodes the messages.
+ * Errors are reported in the reference SDK's order of checks:
  *
  * 1. block placement over the whole conversation (`MisplacedBlock`);
- * 2. tool-call names collected from the whole conversation (a later call with the same id wins);
- * 3. system messages, in order: one after the first non-system turn is `UnsupportedMessage` (or,
+ * 2. system messages, in order: one after the first non-system turn is `UnsupportedMessage` (or,
  *    with `laterSystem: "user"`, a user turn), an image in a leading one is `UnsupportedBlock`;
- * 4. every other block in document order: reasoning (unless sent as thoughts), then for a tool
+ * 3. every other block in document order: reasoning (unless sent as thoughts), then for a tool
  *    result its call's name (`UnmatchedToolResult`) before its content (`UnsupportedBlock`).
  *
  * The spelling of keys is abstracted in a {@link Builder}, so one walk serves both casings.
@@ -13,12 +14,12 @@
  * @internal
  */
 import * as Either from "effect/Either"
-import { absurd } from "effect/Function"
 import type * as Block from "../Block.js"
 import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as GoogleFormat from "../GoogleFormat.js"
 import type * as Json from "../Json.js"
+import type * as Message from "../Message.js"
 
 /** Encode options with every default filled in. */
 export interface Resolved {
@@ -31,14 +32,25 @@ export interface Resolved {
 }
 
 /** The defaults: exactly the reference SDK's output. */
-export const resolve = (options: GoogleFormat.EncodeOptions | undefined): Resolved => ({
-  casing: options?.casing ?? "snake",
-  systemInstruction: options?.systemInstruction ?? "string",
-  toolCallIds: options?.toolCallIds ?? false,
-  toolErrors: options?.toolErrors ?? "output",
-  reasoning: options?.reasoning ?? "error",
-  laterSystem: options?.laterSystem ?? "error"
-})
+export const defaults: Resolved = {
+  casing: "snake",
+  systemInstruction: "string",
+  toolCallIds: false,
+  toolErrors: "output",
+  reasoning: "error",
+  laterSystem: "error"
+}
+
+/** The options with every default filled in (no allocation for the common call without options). */
+export const resolve = (options: GoogleFormat.EncodeOptions | undefined): Resolved =>
+  options === undefined ? defaults : {
+    casing: options.casing ?? "snake",
+    systemInstruction: options.systemInstruction ?? "string",
+    toolCallIds: options.toolCallIds ?? false,
+    toolErrors: options.toolErrors ?? "output",
+    reasoning: options.reasoning ?? "error",
+    laterSystem: options.laterSystem ?? "error"
+  }
 
 /** Builds parts and the request in one spelling. */
 export interface Builder<C extends GoogleFormat.Casing> {
@@ -98,142 +110,215 @@ const reasons = {
 const carriesSignatureOf = (next: Block.Block | undefined): boolean =>
   next !== undefined && (next.type === "text" || next.type === "image" || next.type === "tool_call")
 
-/** Canonical to Gemini with the given spelling. */
+/**
+ * Canonical to Gemini with the given spelling.
+ *
+ * One pass over the conversation, with block placement checked in the same switch that encodes the
+ * blocks: a separate `Conversation.validate` pass cost a tenth of the time (docs/performance.md,
+ * "3. google encode"). The reference reports a misplaced block anywhere before any other error, and
+ * a system message error before any block error, so when encoding stops, {@link reported} looks for
+ * those first.
+ */
 export const encode = <C extends GoogleFormat.Casing>(
   conversation: Conversation.Conversation,
   options: Resolved,
   builder: Builder<C>
 ): Either.Either<GoogleFormat.Request<C>, ConversionError.EncodeError> => {
-  const placed = Conversation.validate(conversation)
-  if (Either.isLeft(placed)) return Either.left(placed.left)
+  const callNames = collectCallNames(conversation)
+  let system: string | undefined = undefined
+  const contents: Array<GoogleFormat.Content<C>> = []
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    if (message.role === "system" && (contents.length === 0 || options.laterSystem === "error")) {
+      const texts = systemText(message, i, contents.length === 0)
+      if (typeof texts !== "string") return Either.left(reported(conversation, options, texts))
+      if (message.blocks.length > 0) system = system === undefined ? texts : system + "\n\n" + texts
+      continue
+    }
+    const content = encodeContent(message, i, callNames, options, builder)
+    if (ConversionError.isConversionError(content)) return Either.left(reported(conversation, options, content))
+    contents.push(content)
+  }
+  return Either.right(builder.request(systemInstruction(system, options), contents))
+}
 
+/** The name of every tool call by id (a later call with the same id wins). */
+const collectCallNames = (conversation: Conversation.Conversation): Map<string, string> => {
   const callNames = new Map<string, string>()
-  for (const message of conversation) {
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    if (message.role !== "assistant") continue // a tool call anywhere else is misplaced
     const blocks: ReadonlyArray<Block.Block> = message.blocks
-    for (const block of blocks) {
+    for (let j = 0; j < blocks.length; j++) {
+      const block = blocks[j]!
       if (block.type === "tool_call") callNames.set(block.id, block.name)
     }
   }
+  return callNames
+}
 
-  const systemTexts: Array<string> = []
-  const rest: Array<number> = []
+/**
+ * The error the reference raises for a conversation that failed to encode at `found`: a misplaced
+ * block anywhere comes first, then system messages in order, then `found`.
+ */
+const reported = (
+  conversation: Conversation.Conversation,
+  options: Resolved,
+  found: ConversionError.EncodeError
+): ConversionError.EncodeError => {
+  const placed = Conversation.validate(conversation)
+  if (Either.isLeft(placed)) return placed.left
+  return systemError(conversation, options) ?? found
+}
+
+/** The first error among the system messages, checked in order. */
+const systemError = (
+  conversation: Conversation.Conversation,
+  options: Resolved
+): ConversionError.EncodeError | undefined => {
+  let leading = true
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
-    if (message.role !== "system" || (rest.length > 0 && options.laterSystem === "user")) {
-      rest.push(i)
-      continue
-    }
-    if (rest.length > 0) {
-      return Either.left(
-        new ConversionError.UnsupportedMessage({
-          format: "google",
-          path: [i],
-          messageIndex: i,
-          role: "system",
-          reason: reasons.lateSystem
-        })
-      )
-    }
-    for (let j = 0; j < message.blocks.length; j++) {
-      const block = message.blocks[j]!
-      if (block.type !== "text") {
-        return Either.left(
-          new ConversionError.UnsupportedBlock({
-            format: "google",
-            path: [i, "blocks", j],
-            messageIndex: i,
-            blockIndex: j,
-            blockType: block.type,
-            reason: reasons.systemImage
-          })
-        )
-      }
-      systemTexts.push(block.text)
+    if (message.role !== "system") leading = false
+    else if (leading || options.laterSystem === "error") {
+      const texts = systemText(message, i, leading)
+      if (typeof texts !== "string") return texts
     }
   }
+  return undefined
+}
 
-  const contents: Array<GoogleFormat.Content<C>> = []
-  for (const i of rest) {
-    const message = conversation[i]!
-    const blocks: ReadonlyArray<Block.Block> = message.blocks
-    const parts: Array<GoogleFormat.Part<C>> = []
-    let signature: string | undefined = undefined
-    for (let j = 0; j < blocks.length; j++) {
-      const block = blocks[j]!
-      switch (block.type) {
-        case "text":
-          parts.push(builder.text(block.text, signature))
-          signature = undefined
-          break
-        case "image":
-          parts.push(builder.image(block.mimeType, block.data, signature))
-          signature = undefined
-          break
-        case "reasoning":
-          if (options.reasoning === "error") {
-            return Either.left(
-              new ConversionError.UnsupportedBlock({
-                format: "google",
-                path: [i, "blocks", j],
-                messageIndex: i,
-                blockIndex: j,
-                blockType: "reasoning",
-                reason: reasons.reasoning
-              })
-            )
-          }
-          if (block.text === "" && block.signature !== null && carriesSignatureOf(blocks[j + 1])) {
-            signature = block.signature
-          } else {
-            parts.push(builder.thought(block.text, block.signature))
-          }
-          break
-        case "tool_call":
-          parts.push(builder.call(functionCall(block, options), signature))
-          signature = undefined
-          break
-        case "tool_result": {
-          const name = callNames.get(block.tool_call_id)
-          if (name === undefined) {
-            return Either.left(
-              new ConversionError.UnmatchedToolResult({
-                format: "google",
-                path: [i, "blocks", j],
-                messageIndex: i,
-                blockIndex: j,
-                toolCallId: block.tool_call_id,
-                reason: reasons.unmatched
-              })
-            )
-          }
-          const texts: Array<string> = []
-          for (let k = 0; k < block.blocks.length; k++) {
-            const inner = block.blocks[k]!
-            if (inner.type === "image") {
-              return Either.left(
-                new ConversionError.UnsupportedBlock({
-                  format: "google",
-                  path: [i, "blocks", j, "blocks", k],
-                  messageIndex: i,
-                  blockIndex: j,
-                  blockType: "image",
-                  reason: reasons.resultImage
-                })
-              )
-            }
-            texts.push(inner.text)
-          }
-          parts.push(builder.response(functionResponse(block, name, texts.join("\n"), options)))
-          break
+/** A system message's text blocks joined with a blank line, or why it cannot be sent as one. */
+const systemText = (
+  message: Message.Message,
+  i: number,
+  leading: boolean
+): string | ConversionError.EncodeError => {
+  if (!leading) {
+    return new ConversionError.UnsupportedMessage({
+      format: "google",
+      path: [i],
+      messageIndex: i,
+      role: "system",
+      reason: reasons.lateSystem
+    })
+  }
+  const blocks: ReadonlyArray<Block.Block> = message.blocks
+  let text = ""
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
+    if (block.type !== "text") {
+      return block.type === "image"
+        ? unsupportedBlock([i, "blocks", j], i, j, "image", reasons.systemImage)
+        : misplaced(message, i, j)
+    }
+    text = j === 0 ? block.text : text + "\n\n" + block.text
+  }
+  return text
+}
+
+const unsupportedBlock = (
+  path: ConversionError.Path,
+  messageIndex: number,
+  blockIndex: number,
+  blockType: Block.BlockType,
+  reason: string
+) => new ConversionError.UnsupportedBlock({ format: "google", path, messageIndex, blockIndex, blockType, reason })
+
+/** A block its message's role may not carry ({@link reported} then finds the first such block). */
+const misplaced = (message: Message.Message, i: number, j: number) =>
+  new ConversionError.MisplacedBlock({
+    path: [i, "blocks", j],
+    messageIndex: i,
+    blockIndex: j,
+    role: message.role,
+    blockType: (message.blocks[j] as Block.Block).type
+  })
+
+/** One non-leading-system message as a content, or the first error in its blocks. */
+const encodeContent = <C extends GoogleFormat.Casing>(
+  message: Message.Message,
+  i: number,
+  callNames: ReadonlyMap<string, string>,
+  options: Resolved,
+  builder: Builder<C>
+): GoogleFormat.Content<C> | ConversionError.EncodeError => {
+  const blocks: ReadonlyArray<Block.Block> = message.blocks
+  const role = message.role
+  // one part per block, except a signature-only reasoning block, whose signature rides on the next
+  const parts: Array<GoogleFormat.Part<C>> = new Array(blocks.length)
+  let n = 0
+  let signature: string | undefined = undefined
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
+    switch (block.type) {
+      case "text":
+        parts[n++] = builder.text(block.text, signature)
+        signature = undefined
+        break
+      case "image":
+        parts[n++] = builder.image(block.mimeType, block.data, signature)
+        signature = undefined
+        break
+      case "reasoning":
+        if (role !== "assistant") return misplaced(message, i, j)
+        if (options.reasoning === "error") {
+          return unsupportedBlock([i, "blocks", j], i, j, "reasoning", reasons.reasoning)
         }
-        default:
-          return absurd(block)
+        if (block.text === "" && block.signature !== null && carriesSignatureOf(blocks[j + 1])) {
+          signature = block.signature
+        } else {
+          parts[n++] = builder.thought(block.text, block.signature)
+        }
+        break
+      case "tool_call":
+        if (role !== "assistant") return misplaced(message, i, j)
+        parts[n++] = builder.call(functionCall(block, options), signature)
+        signature = undefined
+        break
+      case "tool_result": {
+        if (role !== "user") return misplaced(message, i, j)
+        const response = encodeToolResult(block, i, j, callNames, options)
+        if (ConversionError.isConversionError(response)) return response
+        parts[n++] = builder.response(response)
+        break
       }
+      default:
+        return misplaced(message, i, j) // a block of no known type, in a conversation built with a cast
     }
-    contents.push({ role: message.role === "assistant" ? "model" : "user", parts })
   }
+  if (n < parts.length) parts.length = n
+  return { role: role === "assistant" ? "model" : "user", parts }
+}
 
-  return Either.right(builder.request(systemInstruction(systemTexts, options), contents))
+const encodeToolResult = (
+  block: Block.ToolResultBlock,
+  i: number,
+  j: number,
+  callNames: ReadonlyMap<string, string>,
+  options: Resolved
+): GoogleFormat.FunctionResponse | ConversionError.EncodeError => {
+  const name = callNames.get(block.tool_call_id)
+  if (name === undefined) {
+    return new ConversionError.UnmatchedToolResult({
+      format: "google",
+      path: [i, "blocks", j],
+      messageIndex: i,
+      blockIndex: j,
+      toolCallId: block.tool_call_id,
+      reason: reasons.unmatched
+    })
+  }
+  const inner: ReadonlyArray<Block.ContentBlock> = block.blocks
+  let text = ""
+  for (let k = 0; k < inner.length; k++) {
+    const content = inner[k]!
+    if (content.type !== "text") {
+      return unsupportedBlock([i, "blocks", j, "blocks", k], i, j, "image", reasons.resultImage)
+    }
+    text = k === 0 ? content.text : text + "\n" + content.text
+  }
+  return functionResponse(block, name, text, options)
 }
 
 const functionCall = (block: Block.ToolCallBlock, options: Resolved): GoogleFormat.FunctionCall => {
@@ -253,11 +338,7 @@ const functionResponse = (
   return options.toolCallIds ? { id: block.tool_call_id, name, response } : { name, response }
 }
 
-const systemInstruction = (
-  texts: ReadonlyArray<string>,
-  options: Resolved
-): GoogleFormat.SystemInstruction => {
-  if (texts.length === 0) return null
-  const text = texts.join("\n\n")
+const systemInstruction = (text: string | undefined, options: Resolved): GoogleFormat.SystemInstruction => {
+  if (text === undefined) return null
   return options.systemInstruction === "content" ? { parts: [{ text }] } : text
 }
