@@ -351,7 +351,11 @@ export interface DecodeOptions {
 // encoding
 // -----------------------------------------------------------------------------
 
-const dataUrl = (image: Block.ImageBlock): string => `data:${image.mimeType};base64,${image.data}`
+// Encoding builds each message directly: optional keys assigned, strings concatenated, arrays made
+// only when needed, and placement checked only when encoding fails (docs/performance.md, "Where the
+// time goes", §4 and §5).
+
+const dataUrl = (image: Block.ImageBlock): string => "data:" + image.mimeType + ";base64," + image.data
 
 const encodePart = (block: Block.ContentBlock): ContentPart => {
   switch (block.type) {
@@ -365,8 +369,33 @@ const encodePart = (block: Block.ContentBlock): ContentPart => {
 }
 
 const encodeContent = (blocks: ReadonlyArray<Block.ContentBlock>): Content => {
-  const [first] = blocks
-  return blocks.length === 1 && first?.type === "text" ? first.text : blocks.map(encodePart)
+  if (blocks.length === 1 && blocks[0]!.type === "text") return blocks[0]!.text
+  const parts: Array<ContentPart> = new Array(blocks.length)
+  for (let k = 0; k < blocks.length; k++) parts[k] = encodePart(blocks[k]!)
+  return parts
+}
+
+/** The error `Conversation.validate` gives for this block, which `encode` reports unless an earlier one is misplaced. */
+const misplaced = (
+  message: Message.Message,
+  messageIndex: number,
+  blockIndex: number
+): ConversionError.MisplacedBlock =>
+  new ConversionError.MisplacedBlock({
+    path: [messageIndex, "blocks", blockIndex],
+    messageIndex,
+    blockIndex,
+    role: message.role,
+    blockType: message.blocks[blockIndex]!.type
+  })
+
+/** The index of the first block that is not text or an image, or -1. */
+const firstNotContent = (blocks: ReadonlyArray<Block.Block>): number => {
+  for (let j = 0; j < blocks.length; j++) {
+    const type = blocks[j]!.type
+    if (type !== "text" && type !== "image") return j
+  }
+  return -1
 }
 
 const imageReason = (format: Format): string =>
@@ -377,36 +406,38 @@ const imageReason = (format: Format): string =>
     : "tool messages carry text only; set toolResultImages to \"user-message\" to send the images in a user " +
       "message after the tool messages"
 
+/** Push the tool message of a tool result: its texts joined with "\n" (images as `policy` says). */
 const encodeToolResult = (
   format: Format,
   block: Block.ToolResultBlock,
   messageIndex: number,
   blockIndex: number,
   policy: ToolResultImages,
-  moved: Array<Block.ImageBlock>
-): Either.Either<ToolMessage, ConversionError.UnsupportedBlock> => {
-  const texts: Array<string> = []
+  moved: Array<Block.ImageBlock> | undefined,
+  out: Array<ChatMessage>
+): ConversionError.UnsupportedBlock | undefined => {
+  const inner = block.blocks
+  let text: string | undefined
   let inline = false
-  for (const [k, inner] of block.blocks.entries()) {
-    switch (inner.type) {
+  for (let k = 0; k < inner.length; k++) {
+    const b = inner[k]!
+    switch (b.type) {
       case "text":
-        texts.push(inner.text)
+        text = text === undefined ? b.text : text + "\n" + b.text
         break
       case "image":
         switch (policy) {
           case "error":
-            return Either.left(
-              new ConversionError.UnsupportedBlock({
-                format,
-                path: [messageIndex, "blocks", blockIndex, "blocks", k],
-                messageIndex,
-                blockIndex,
-                blockType: "image",
-                reason: imageReason(format)
-              })
-            )
+            return new ConversionError.UnsupportedBlock({
+              format,
+              path: [messageIndex, "blocks", blockIndex, "blocks", k],
+              messageIndex,
+              blockIndex,
+              blockType: "image",
+              reason: imageReason(format)
+            })
           case "user-message":
-            moved.push(inner)
+            moved!.push(b)
             break
           case "tool-message":
             inline = true
@@ -416,86 +447,135 @@ const encodeToolResult = (
         }
         break
       default:
-        return absurd(inner)
+        return absurd(b)
     }
   }
-  return Either.right({
+  out.push({
     role: "tool",
     tool_call_id: block.tool_call_id,
-    content: inline ? block.blocks.map(encodePart) : texts.join("\n")
+    content: inline ? inner.map(encodePart) : text ?? ""
   })
+  return undefined
 }
 
+/** Push a user message's tool messages, then a user message with the rest of its blocks, if any. */
 const encodeUser = (
   format: Format,
   message: Message.UserMessage,
   messageIndex: number,
   policy: ToolResultImages,
   out: Array<ChatMessage>
-): Either.Either<void, ConversionError.UnsupportedBlock> => {
-  const moved: Array<Block.ImageBlock> = []
-  const rest: Array<Block.ContentBlock> = []
-  for (const [j, block] of message.blocks.entries()) {
+): ConversionError.EncodeError | undefined => {
+  const blocks = message.blocks
+  // images moved out of tool results (toolResultImages: "user-message") lead the user message
+  const moved: Array<Block.ImageBlock> | undefined = policy === "user-message" ? [] : undefined
+  let rest: Array<Block.ContentBlock> | undefined
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
     switch (block.type) {
       case "text":
       case "image":
-        rest.push(block)
+        ;(rest ??= []).push(block)
         break
       case "tool_result": {
-        const tool = encodeToolResult(format, block, messageIndex, j, policy, moved)
-        if (Either.isLeft(tool)) return Either.left(tool.left)
-        out.push(tool.right)
+        const error = encodeToolResult(format, block, messageIndex, j, policy, moved, out)
+        if (error !== undefined) return error
         break
       }
       default:
-        return absurd(block)
+        return misplaced(message, messageIndex, j)
     }
   }
-  const blocks = [...moved, ...rest]
-  if (blocks.length > 0) out.push({ role: "user", content: encodeContent(blocks) })
-  return Either.void
+  const content = moved === undefined || moved.length === 0
+    ? rest
+    : rest === undefined
+    ? moved
+    : [...moved, ...rest]
+  if (content !== undefined) out.push({ role: "user", content: encodeContent(content) })
+  return undefined
 }
 
-const encodeAssistant = (message: Message.AssistantMessage, options: EncodeOptions): AssistantMessage => {
-  const visible: Array<Block.ContentBlock> = []
-  const reasoning: Array<string> = []
-  const toolCalls: Array<ToolCall> = []
-  for (const block of message.blocks) {
+type MutableAssistantMessage = { -readonly [K in keyof AssistantMessage]: AssistantMessage[K] }
+
+/** Push an assistant message: visible blocks as content, reasoning texts joined with "\n\n", tool calls. */
+const encodeAssistant = (
+  message: Message.AssistantMessage,
+  messageIndex: number,
+  reasoningField: ReasoningField,
+  reasoningOnToolCalls: boolean,
+  out: Array<ChatMessage>
+): ConversionError.MisplacedBlock | undefined => {
+  const blocks = message.blocks
+  let visible: Array<Block.ContentBlock> | undefined
+  let reasoning: string | undefined
+  let toolCalls: Array<ToolCall> | undefined
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!
     switch (block.type) {
       case "text":
       case "image":
-        visible.push(block)
+        ;(visible ??= []).push(block)
         break
       case "reasoning":
-        reasoning.push(block.text)
+        reasoning = reasoning === undefined ? block.text : reasoning + "\n\n" + block.text
         break
       case "tool_call":
-        toolCalls.push({
+        ;(toolCalls ??= []).push({
           id: block.id,
           type: "function",
           function: { name: block.name, arguments: dumps(block.input) }
         })
         break
       default:
-        return absurd(block)
+        return misplaced(message, messageIndex, j)
     }
   }
-  const field = options.reasoningField ?? "reasoning_content"
-  const text = reasoning.length > 0
-    ? reasoning.join("\n\n")
-    : options.reasoningOnToolCalls === true && toolCalls.length > 0
-    ? ""
-    : undefined
-  return {
+  const entry: MutableAssistantMessage = {
     role: "assistant",
-    content: visible.length > 0 ? encodeContent(visible) : null,
-    ...(text === undefined || field === "omit"
-      ? {}
-      : field === "reasoning"
-      ? { reasoning: text }
-      : { reasoning_content: text }),
-    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {})
+    content: visible === undefined ? null : encodeContent(visible)
   }
+  const text = reasoning ?? (reasoningOnToolCalls && toolCalls !== undefined ? "" : undefined)
+  if (text !== undefined) {
+    if (reasoningField === "reasoning_content") entry.reasoning_content = text
+    else if (reasoningField === "reasoning") entry.reasoning = text
+  }
+  if (toolCalls !== undefined) entry.tool_calls = toolCalls
+  out.push(entry)
+  return undefined
+}
+
+/** Push every message's encoding; the first error stops it. */
+const encodeMessages = (
+  format: Format,
+  conversation: Conversation.Conversation,
+  options: EncodeOptions,
+  out: Array<ChatMessage>
+): ConversionError.EncodeError | undefined => {
+  const policy = options.toolResultImages ?? "error"
+  const reasoningField = options.reasoningField ?? "reasoning_content"
+  const reasoningOnToolCalls = options.reasoningOnToolCalls === true
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    let error: ConversionError.EncodeError | undefined
+    switch (message.role) {
+      case "system": {
+        const j = firstNotContent(message.blocks)
+        if (j !== -1) return misplaced(message, i, j)
+        out.push({ role: "system", content: encodeContent(message.blocks) })
+        break
+      }
+      case "user":
+        error = encodeUser(format, message, i, policy, out)
+        break
+      case "assistant":
+        error = encodeAssistant(message, i, reasoningField, reasoningOnToolCalls, out)
+        break
+      default:
+        return absurd(message)
+    }
+    if (error !== undefined) return error
+  }
+  return undefined
 }
 
 /** Canonical messages to a Chat Completions message list. */
@@ -504,28 +584,13 @@ export const encode = (
   conversation: Conversation.Conversation,
   options: EncodeOptions = {}
 ): Either.Either<Wire, ConversionError.EncodeError> => {
-  const placed = Conversation.validate(conversation)
-  if (Either.isLeft(placed)) return Either.left(placed.left)
-  const policy = options.toolResultImages ?? "error"
   const out: Array<ChatMessage> = []
-  for (const [i, message] of conversation.entries()) {
-    switch (message.role) {
-      case "system":
-        out.push({ role: "system", content: encodeContent(message.blocks) })
-        break
-      case "user": {
-        const encoded = encodeUser(format, message, i, policy, out)
-        if (Either.isLeft(encoded)) return Either.left(encoded.left)
-        break
-      }
-      case "assistant":
-        out.push(encodeAssistant(message, options))
-        break
-      default:
-        return absurd(message)
-    }
-  }
-  return Either.right(out)
+  const error = encodeMessages(format, conversation, options, out)
+  if (error === undefined) return Either.right(out)
+  // The reference checks placement first, for the whole conversation: a misplaced block anywhere is
+  // reported before any other error. Checking only once encoding has failed gives the same errors.
+  const placed = Conversation.validate(conversation)
+  return Either.left(Either.isLeft(placed) ? placed.left : error)
 }
 
 // -----------------------------------------------------------------------------
