@@ -4,10 +4,14 @@
  * the fast decode walk against the Schema decoding it falls back to.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import { Block, Conversation } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
+import * as SchemaPath from "openreward-effect/internal/googleDecode"
+import * as FastPath from "openreward-effect/internal/googleDecodeFast"
+import * as Generate from "../bench/internal/generate.js"
 
 // -----------------------------------------------------------------------------
 // encode: error precedence
@@ -120,5 +124,343 @@ describe("GoogleFormat.encode in one pass", () => {
       { role: "user", blocks: [{ type: "video", detail: null }], detail: null }
     ] as unknown as Conversation.Conversation
     assert.strictEqual(left(GoogleFormat.encode(conversation))._tag, "MisplacedBlock")
+  })
+})
+
+// -----------------------------------------------------------------------------
+// decode: the fast walk against the Schema path
+// -----------------------------------------------------------------------------
+
+/** decode gives what the Schema path gives: the same conversation, or the same error. */
+const sameAsSchema = (input: unknown) => {
+  assert.deepStrictEqual(GoogleFormat.decode(input), SchemaPath.decodeWithSchema(input))
+}
+
+/** The fast walk takes this input, and gives what the Schema path gives. */
+const takenFast = (input: unknown) => {
+  const fast = FastPath.decode(input)
+  assert.isDefined(fast, "the fast walk gave up")
+  assert.deepStrictEqual(Either.right(fast), SchemaPath.decodeWithSchema(input))
+  assert.strictEqual(JSON.stringify(fast), JSON.stringify(Either.getOrThrow(SchemaPath.decodeWithSchema(input))))
+}
+
+/** Valid transcripts touching every field the walk reads, in both spellings and every shape. */
+const samples: ReadonlyArray<unknown> = [
+  {
+    system_instruction: "Be terse.",
+    contents: [
+      {
+        role: "user",
+        parts: [{ text: "hi" }, { inline_data: { mime_type: "image/png", data: "AA==" }, thought: false }]
+      },
+      {
+        role: "model",
+        parts: [
+          { text: "think", thought: true, thought_signature: "s1" },
+          { text: "plain thought", thought: true },
+          { thought_signature: "s2" },
+          { text: "answer", thought_signature: "s3", thought: false },
+          { function_call: { name: "f", args: { a: [1, { b: null }, "c", true, -0.5], d: {} } } },
+          { function_call: { name: "g", id: "g1", args: null } },
+          { function_call: { name: "f" }, thought_signature: "s4", thought: false }
+        ]
+      },
+      {
+        role: "function",
+        parts: [
+          { function_response: { name: "f", response: { output: "ok" } } },
+          { function_response: { name: "g", id: "g1", response: { error: "boom" } } },
+          {
+            function_response: {
+              name: "f",
+              response: { output: "partial", error: { code: 7 } },
+              parts: [{ inline_data: { mime_type: "image/png", data: "AA==" } }]
+            }
+          }
+        ]
+      },
+      { role: null, parts: null },
+      { role: "model" }
+    ],
+    config: { temperature: 0 },
+    generationConfig: { deep: { nested: [1, 2] } }
+  },
+  {
+    systemInstruction: {
+      role: "system",
+      parts: [{ text: "A" }, { inlineData: { mimeType: "image/png", data: "B" }, thought: null }]
+    },
+    contents: [
+      { role: "model", parts: [{ functionCall: { name: "f", id: "x", args: { q: "é\n" } }, thoughtSignature: "s" }] },
+      {
+        role: "user",
+        parts: [
+          { functionResponse: { name: "f", id: "x", response: {}, parts: [] }, partMetadata: { a: [1] } },
+          { functionResponse: { name: "f", id: "y", response: { result: 1 } } },
+          { text: "", videoMetadata: null }
+        ]
+      },
+      { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }
+    ]
+  },
+  {
+    contents: [{ parts: [{ text: "x", thought: null, file_data: null, tool_call: undefined }] }],
+    config: { system_instruction: { parts: null } },
+    system_instruction: null
+  },
+  [
+    { role: "model", parts: [{ functionCall: { name: "f", args: { n: 1 } } }, { functionCall: { name: "f" } }] },
+    { role: "user", parts: [{ functionResponse: { name: "f", response: null } }] },
+    { role: "user", parts: [{ functionResponse: { name: "f", response: { output: 1 } } }] }
+  ],
+  [],
+  { contents: [] }
+]
+
+const isObject = (u: unknown): u is { [key: string]: unknown } => typeof u === "object" && u !== null
+
+/** Every path to a value inside `value`, the root included. */
+const pathsOf = (value: unknown, at: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+  const out: Array<ReadonlyArray<string | number>> = [at]
+  if (isObject(value)) {
+    for (const key of Object.keys(value)) {
+      out.push(...pathsOf(value[key], [...at, Array.isArray(value) ? Number(key) : key]))
+    }
+  }
+  return out
+}
+
+const copy = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+/** A copy of `root` with `change` applied to the object or value at `path`. */
+const changed = (
+  root: unknown,
+  path: ReadonlyArray<string | number>,
+  change: (value: unknown, parent: { [key: string]: unknown } | undefined, root: unknown) => unknown
+): unknown => {
+  const out = copy(root)
+  if (path.length === 0) return change(out, undefined, out)
+  let parent = out as { [key: string]: unknown }
+  for (const key of path.slice(0, -1)) parent = parent[key] as { [key: string]: unknown }
+  const last = path[path.length - 1]!
+  parent[last] = change(parent[last], parent, out)
+  return out
+}
+
+const nested = (depth: number, leaf: unknown = 1): unknown => {
+  let value = leaf
+  for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { k: value }
+  return value
+}
+
+const sparse = (): unknown => {
+  const array: Array<unknown> = []
+  array[1] = { text: "x" }
+  return array
+}
+
+class Instance {
+  text = "x"
+  name = "f"
+}
+
+/** What each value in a sample is replaced with: wrong JSON types, non-JSON values, odd objects. */
+const replacements = (root: unknown): ReadonlyArray<unknown> => [
+  undefined,
+  null,
+  0,
+  -0,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  "",
+  "model",
+  "other",
+  true,
+  false,
+  [],
+  {},
+  [{}],
+  sparse(),
+  Object.create(null),
+  Object.assign(Object.create(null), { text: "x", name: "f", data: "AA==", mime_type: "image/png" }),
+  new Instance(),
+  new Date(0),
+  JSON.parse("{\"__proto__\": {\"output\": \"x\"}}"),
+  JSON.parse("{\"__proto__\": 1, \"output\": \"x\"}"),
+  () => 1,
+  Symbol("s"),
+  10n,
+  nested(600),
+  root
+]
+
+const counterparts: { readonly [key: string]: string } = {
+  inline_data: "inlineData",
+  function_call: "functionCall",
+  function_response: "functionResponse",
+  thought_signature: "thoughtSignature",
+  mime_type: "mimeType",
+  system_instruction: "systemInstruction",
+  file_data: "fileData"
+}
+
+/** Keys the walk reads somewhere, each added (set to `{}`) to every object of a sample. */
+const meaningful = [
+  "contents",
+  "config",
+  "systemInstruction",
+  "role",
+  "parts",
+  "text",
+  "thought",
+  "thoughtSignature",
+  "inline_data",
+  "functionCall",
+  "function_response",
+  "file_data",
+  "fileData",
+  "executableCode",
+  "code_execution_result",
+  "toolCall",
+  "tool_response",
+  "data",
+  "mimeType",
+  "id",
+  "name",
+  "args",
+  "response"
+]
+
+/** Every variant of a sample: each value replaced, each object given extra keys and other spellings. */
+const variants = function*(sample: unknown): Generator<unknown> {
+  for (const path of pathsOf(sample)) {
+    for (const [i, _] of replacements(sample).entries()) {
+      yield changed(sample, path, (_value, _parent, root) => replacements(root)[i])
+    }
+    yield changed(
+      sample,
+      path,
+      (value) => isObject(value) && !Array.isArray(value) ? { ...value, extra: nested(600) } : value
+    )
+    yield changed(
+      sample,
+      path,
+      (value, _parent, root) => isObject(value) ? Object.assign(value, { extra: root }) : value
+    )
+    yield changed(
+      sample,
+      path,
+      (value) => isObject(value) && !Array.isArray(value) ? { ...value, extra: [1, { a: 2 }] } : value
+    )
+    for (const key of meaningful) {
+      yield changed(sample, path, (value) => isObject(value) && !Array.isArray(value) ? { ...value, [key]: {} } : value)
+    }
+    yield changed(sample, path, (value) => {
+      if (!isObject(value) || Array.isArray(value)) return value
+      const out = { ...value }
+      for (const [snake, camel] of Object.entries(counterparts)) {
+        if (snake in out) out[camel] = out[snake]
+        else if (camel in out) out[snake] = out[camel]
+      }
+      return out
+    })
+    yield changed(sample, path, (value) => {
+      if (!isObject(value) || Array.isArray(value)) return value
+      const out: { [key: string]: unknown } = {}
+      for (const [key, v] of Object.entries(value)) out[counterparts[key] ?? key] = v
+      return out
+    })
+    if (path.length > 0) {
+      yield changed(sample, path.slice(0, -1), (parent) => {
+        if (!isObject(parent)) return parent
+        const out = Array.isArray(parent) ? [...parent] : { ...parent }
+        delete (out as { [key: string]: unknown })[path[path.length - 1]!]
+        return out
+      })
+    }
+  }
+}
+
+describe("GoogleFormat.decode: the fast walk", () => {
+  it("takes every valid sample, and gives what the Schema path gives", () => {
+    for (const sample of samples) takenFast(sample)
+  })
+
+  it("shares function call args with the input (the Schema path copies them)", () => {
+    const args = { a: [1, { b: 2 }] }
+    const decoded = Either.getOrThrow(
+      GoogleFormat.decode([{ role: "model", parts: [{ functionCall: { name: "f", args } }] }])
+    )
+    assert.strictEqual((decoded[0]!.blocks[0] as Block.ToolCallBlock).input, args)
+  })
+
+  it("gives what the Schema path gives on every variant of the samples: wrong types at each level, odd objects, extra keys, cycles, both spellings", () => {
+    let variantsSeen = 0
+    for (const sample of samples) {
+      for (const variant of variants(sample)) {
+        sameAsSchema(variant)
+        variantsSeen++
+      }
+    }
+    assert.isAbove(variantsSeen, 5000)
+  })
+
+  it("meets the depth limit exactly where the depth guard does", () => {
+    const at = (depth: number) => [
+      // in call args, in a response, under an ignored key of a part, of a content and of a system part
+      [{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(depth) } } }] }],
+      { contents: [{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(depth) } } }] }] },
+      [{ role: "model", parts: [{ functionCall: { name: "f" } }] }, {
+        parts: [{ functionResponse: { name: "f", response: { k: nested(depth) } } }]
+      }],
+      [{ parts: [{ text: "x", extra: nested(depth) }] }],
+      [{ parts: [{ text: "x" }], extra: nested(depth) }],
+      [{ parts: [{ inlineData: { mimeType: "a", data: "b", extra: nested(depth) } }] }],
+      {
+        contents: [],
+        config: { systemInstruction: { role: nested(depth), parts: [{ text: "x", extra: nested(depth) }] } }
+      },
+      { contents: [], systemInstruction: { parts: [{ text: "x", extra: nested(depth) }] } },
+      { contents: [], systemInstruction: { parts: [{ text: "x", extra: nested(depth) }] }, config: {} }
+    ]
+    for (let depth = 500; depth <= 515; depth++) {
+      for (const input of at(depth)) sameAsSchema(input)
+    }
+    // the limit is met somewhere in that range in each shape
+    for (const input of at(500)) assert.isTrue(Either.isRight(GoogleFormat.decode(input)))
+    for (const input of at(515)) assert.isTrue(Either.isLeft(GoogleFormat.decode(input)))
+  })
+
+  it("never throws on very deep or cyclic input", () => {
+    const cyclic: { [key: string]: unknown } = { name: "f" }
+    cyclic.args = cyclic
+    sameAsSchema([{ role: "model", parts: [{ functionCall: cyclic }] }])
+    sameAsSchema([{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(100_000) } } }] }])
+    sameAsSchema([{ parts: [{ text: "x", extra: nested(100_000) }] }])
+  })
+
+  it.prop(
+    "takes what encode writes, with any options, and gives what the Schema path gives",
+    [Arbitrary.make(Conversation.Conversation), options, FastCheck.boolean(), FastCheck.boolean()],
+    ([conversation, options, toolCallIds, content]) => {
+      const encoded = GoogleFormat.encode(conversation, {
+        ...options,
+        toolCallIds,
+        systemInstruction: content ? "content" : "string",
+        toolErrors: toolCallIds ? "error" : "output"
+      })
+      if (Either.isRight(encoded)) takenFast(copy(encoded.right))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it("takes the benchmark's transcripts", () => {
+    for (const turns of [1, 100, 1000]) {
+      takenFast(copy(Either.getOrThrow(GoogleFormat.encode(Generate.conversation(turns, { reasoning: false })))))
+    }
+  })
+
+  it.prop("gives what the Schema path gives on any value", [FastCheck.anything()], ([input]) => sameAsSchema(input), {
+    fastCheck: { numRuns: 500 }
   })
 })

@@ -1,11 +1,12 @@
 /**
  * A Gemini transcript to a canonical conversation.
  *
- * The input goes through the wire schemas once (structure and JSON types, both spellings, `null` as
- * unset); then each part is classified, turned into canonical pieces and placed by role; then
- * function responses are paired with their calls and ids are settled. Errors come in that order:
- * structure, then the system instruction, then parts in document order, then pairing in document
- * order.
+ * Plain JSON input that decodes without error takes the fast walk of `googleDecodeFast.ts`. The
+ * rest comes here: the input goes through the wire schemas once (structure and JSON types, both
+ * spellings, `null` as unset); then each part is classified, turned into canonical pieces and placed
+ * by role; then function responses are paired with their calls and ids are settled
+ * (`googlePairing.ts`, shared with the fast walk). Errors come in that order: structure, then the system instruction, then
+ * parts in document order, then pairing in document order.
  *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
  * part in its `parts`; `path` is the full path from the root of the input.
@@ -22,6 +23,8 @@ import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import * as Fast from "./googleDecodeFast.js"
+import * as Pairing from "./googlePairing.js"
 import * as Wire from "./googleWire.js"
 import * as Input from "./wireInput.js"
 
@@ -250,38 +253,12 @@ const classify = (
 
 const noData = "a part must set one of text, inline_data, function_call or function_response"
 
-/** A function call waiting for its final id. */
-interface Call {
-  readonly _tag: "Call"
-  readonly c: number
-  readonly p: number
-  readonly name: string
-  readonly input: Json.JsonObject
-  readonly explicitId: string | undefined
-  adopted: string | undefined
-  answered: boolean
-  id: string
-}
-
-/** A function response waiting for its call. */
-interface Response {
-  readonly _tag: "Response"
-  readonly c: number
-  readonly p: number
-  readonly path: Path
-  readonly name: string
-  readonly id: string | undefined
-  readonly blocks: ReadonlyArray<Block.ContentBlock>
-  readonly isError: boolean
-  call: Call | undefined
-}
-
 /** What one part becomes, before placement by role. */
 type Piece =
   | { readonly _tag: "Content"; readonly block: Block.ContentBlock }
   | { readonly _tag: "Reasoning"; readonly block: Block.ReasoningBlock }
-  | Call
-  | Response
+  | Pairing.Call
+  | Pairing.Response
 
 const content = (block: Block.ContentBlock): Piece => ({ _tag: "Content", block })
 const reasoning = (text: string, signature: string | null): Piece => ({
@@ -373,6 +350,7 @@ const responseContent = (
 const decodePart = (
   part: typeof Wire.Part.Type,
   role: "user" | "assistant",
+  root: Path,
   at: Path,
   c: number,
   p: number
@@ -442,7 +420,7 @@ const decodePart = (
           })
         )
       }
-      const call: Call = {
+      const call: Pairing.Call = {
         _tag: "Call",
         c,
         p,
@@ -459,11 +437,12 @@ const decodePart = (
       const result = responseContent(data, at, location)
       if (Either.isLeft(result)) return Either.left(result.left)
       const { id, name } = data.value
-      const response: Response = {
+      const response: Pairing.Response = {
         _tag: "Response",
         c,
         p,
-        path: [...at, data.key],
+        root,
+        key: data.key,
         name,
         id: isSet(id) ? id : undefined,
         blocks: result.right.blocks,
@@ -515,148 +494,8 @@ const decodeSystem = (
 }
 
 // -----------------------------------------------------------------------------
-// pairing
-// -----------------------------------------------------------------------------
-
-const effectiveId = (call: Call): string | undefined => call.explicitId ?? call.adopted
-
-/** The calls of one function name in document order, with cursors past the calls already answered. */
-interface Group {
-  readonly calls: Array<Call>
-  /** every call before this index is answered */
-  unanswered: number
-  /** every call before this index is answered or has an id */
-  unansweredWithoutId: number
-}
-
-/** How many of the calls (in document order) sit in contents before `c`. */
-const before = (calls: ReadonlyArray<Call>, c: number): number => {
-  let lo = 0
-  let hi = calls.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (calls[mid]!.c < c) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/**
- * The call a response pairs with by name: the earliest unanswered call before it, else the latest
- * call before it, else the first call after it; only calls without an id when `withoutId`.
- */
-const byName = (group: Group, c: number, withoutId: boolean): Call | undefined => {
-  const { calls } = group
-  const eligible = (call: Call) => !withoutId || effectiveId(call) === undefined
-  let first: Call | undefined
-  if (withoutId) {
-    while (
-      group.unansweredWithoutId < calls.length &&
-      (calls[group.unansweredWithoutId]!.answered || !eligible(calls[group.unansweredWithoutId]!))
-    ) group.unansweredWithoutId++
-    first = calls[group.unansweredWithoutId]
-  } else {
-    while (group.unanswered < calls.length && calls[group.unanswered]!.answered) group.unanswered++
-    first = calls[group.unanswered]
-  }
-  if (first !== undefined && first.c < c) return first
-  const end = before(calls, c)
-  for (let i = end - 1; i >= 0; i--) if (eligible(calls[i]!)) return calls[i]
-  for (let i = end; i < calls.length; i++) if (eligible(calls[i]!)) return calls[i]
-  return undefined
-}
-
-/**
- * Pair every response with a call: by id when a call carries that id (the names must agree), else by
- * name (see {@link byName}). A response with an id pairs by name only with a call that has no id,
- * and that call takes the response's id.
- */
-const pair = (
-  calls: ReadonlyArray<Call>,
-  responses: ReadonlyArray<Response>
-): Either.Either<void, ConversionError.UnmatchedToolResult> => {
-  const groups = new Map<string, Group>()
-  const withId = new Map<string, Array<Call>>()
-  for (const call of calls) {
-    const group = groups.get(call.name)
-    if (group === undefined) groups.set(call.name, { calls: [call], unanswered: 0, unansweredWithoutId: 0 })
-    else group.calls.push(call)
-    if (call.explicitId !== undefined) {
-      const same = withId.get(call.explicitId)
-      if (same === undefined) withId.set(call.explicitId, [call])
-      else same.push(call)
-    }
-  }
-  for (const response of responses) {
-    const unmatched = (reason: string) =>
-      Either.left(
-        new ConversionError.UnmatchedToolResult({
-          format: "google",
-          path: response.path,
-          messageIndex: response.c,
-          blockIndex: response.p,
-          toolCallId: response.id ?? "",
-          reason
-        })
-      )
-    const sameId = response.id === undefined ? undefined : withId.get(response.id)
-    if (sameId !== undefined) {
-      const match = sameId.find((call) => call.name === response.name)
-      if (match === undefined) {
-        return unmatched(
-          `function_call ${JSON.stringify(response.id)} is named ${
-            JSON.stringify(sameId[0]!.name)
-          }, but this function_response names ${JSON.stringify(response.name)}`
-        )
-      }
-      match.answered = true
-      response.call = match
-      continue
-    }
-    const group = groups.get(response.name)
-    const match = group === undefined ? undefined : byName(group, response.c, response.id !== undefined)
-    if (match === undefined) {
-      return unmatched(
-        response.id === undefined
-          ? `no function_call in the transcript is named ${JSON.stringify(response.name)}`
-          : `no function_call in the transcript has this id, and none named ${
-            JSON.stringify(response.name)
-          } is without an id`
-      )
-    }
-    match.answered = true
-    if (response.id !== undefined && effectiveId(match) === undefined) {
-      match.adopted = response.id
-      withId.set(response.id, [match])
-    }
-    response.call = match
-  }
-  return Either.right(undefined)
-}
-
-/** Settle every call's id: its own, the one it adopted, or `call_<content>_<part>` made unique. */
-const assignIds = (calls: ReadonlyArray<Call>, taken: Set<string>): void => {
-  for (const call of calls) {
-    const known = effectiveId(call)
-    if (known !== undefined) {
-      call.id = known
-      continue
-    }
-    const base = `call_${call.c}_${call.p}`
-    let id = base
-    for (let n = 1; taken.has(id); n++) id = `${base}_${n}`
-    taken.add(id)
-    call.id = id
-  }
-}
-
-// -----------------------------------------------------------------------------
 // transcript
 // -----------------------------------------------------------------------------
-
-type Draft =
-  | { readonly role: "user"; readonly items: ReadonlyArray<Block.ContentBlock | Response> }
-  | { readonly role: "assistant"; readonly items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call> }
 
 const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: number, p: number) =>
   Either.left(
@@ -700,8 +539,17 @@ const resolveSystem = (
   return Either.right({ field: nested.right, at: ["config"] })
 }
 
-/** Decode a Gemini transcript: a request body or a bare `contents` array. */
+/**
+ * Decode a Gemini transcript: a request body or a bare `contents` array. Input that decodes without
+ * error takes the fast walk of `googleDecodeFast.ts`; anything else the Schema path below.
+ */
 export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
+  const fast = Fast.decode(input)
+  return fast === undefined ? decodeWithSchema(input) : Either.right(fast)
+}
+
+/** Decode through the wire schemas: the reference for {@link decode}'s fast walk, and where errors are found. */
+export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
   const deep = nestedTooDeeply(input)
   if (deep !== undefined) return Either.left(deep)
   let contents: ReadonlyArray<typeof Wire.Content.Type>
@@ -730,19 +578,19 @@ export const decode = (input: unknown): Either.Either<Conversation.Conversation,
     )
   }
 
-  const calls: Array<Call> = []
-  const responses: Array<Response> = []
+  const calls: Array<Pairing.Call> = []
+  const responses: Array<Pairing.Response> = []
   const taken = new Set<string>()
-  const drafts: Array<Draft> = []
+  const drafts: Array<Pairing.Draft> = []
   for (let c = 0; c < contents.length; c++) {
     const content = contents[c]!
     const role = content.role === "model" ? "assistant" : "user"
     const parts = content.parts ?? []
-    const userItems: Array<Block.ContentBlock | Response> = []
-    const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Call> = []
+    const userItems: Array<Block.ContentBlock | Pairing.Response> = []
+    const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Pairing.Call> = []
     for (let p = 0; p < parts.length; p++) {
       const at = [...root, c, "parts", p]
-      const pieces = decodePart(parts[p]!, role, at, c, p)
+      const pieces = decodePart(parts[p]!, role, root, at, c, p)
       if (Either.isLeft(pieces)) return Either.left(pieces.left)
       for (const piece of pieces.right) {
         switch (piece._tag) {
@@ -774,25 +622,5 @@ export const decode = (input: unknown): Either.Either<Conversation.Conversation,
     drafts.push(role === "user" ? { role, items: userItems } : { role, items: assistantItems })
   }
 
-  const paired = pair(calls, responses)
-  if (Either.isLeft(paired)) return Either.left(paired.left)
-  assignIds(calls, taken)
-
-  for (const draft of drafts) {
-    if (draft.role === "user") {
-      messages.push(Message.user(draft.items.map((item): Message.UserBlock =>
-        // `pair` has given every response its call
-        "_tag" in item ? Block.toolResult(item.call!.id, item.blocks, { isError: item.isError }) : item
-      )))
-    } else {
-      messages.push(
-        Message.assistant(
-          draft.items.map((item): Message.AssistantBlock =>
-            "_tag" in item ? Block.toolCall(item.id, item.name, item.input) : item
-          )
-        )
-      )
-    }
-  }
-  return Either.right(messages)
+  return Pairing.settle(messages, drafts, calls, responses, taken)
 }
