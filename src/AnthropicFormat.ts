@@ -50,6 +50,7 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
+import * as AnthropicDecode from "./internal/anthropicDecode.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
@@ -964,22 +965,13 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
- * (the reference's output, or a whole request body whose other keys are ignored) or a bare
- * `messages` array. A `system` string, or a list of text blocks, becomes one leading system message
- * (none when it is `null`, absent or an empty list).
+ * {@link decode} without its fast path: the Schema decode of the whole input, then the conversion.
+ * Every failure is reported from here.
  *
- * Errors locate the input: `path` is the full path into it and `messageIndex` / `blockIndex` index
- * its `messages` and their `content`. Fails with `MalformedInput` (not the Anthropic shape: checked
- * first, for the whole input), `UnsupportedContent` (content with no canonical form) or
- * `MisplacedBlock` (for example a `tool_use` in a user message). Never throws.
- *
- * @category decoding
- * @since 0.1.0
+ * @internal
  */
-export const decode = (
-  input: unknown,
-  _options?: DecodeOptions
+export const decodeWithSchema = (
+  input: unknown
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
   const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
   // only what is read is walked: a request body's `tools` and the like are ignored
@@ -1022,6 +1014,30 @@ export const decode = (
     out.push(Message.system(system.map((block) => Block.text(block.text))))
   }
   return decodeMessages(messages, ["messages"], out)
+}
+
+/**
+ * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
+ * (the reference's output, or a whole request body whose other keys are ignored) or a bare
+ * `messages` array. A `system` string, or a list of text blocks, becomes one leading system message
+ * (none when it is `null`, absent or an empty list).
+ *
+ * Errors locate the input: `path` is the full path into it and `messageIndex` / `blockIndex` index
+ * its `messages` and their `content`. Fails with `MalformedInput` (not the Anthropic shape: checked
+ * first, for the whole input), `UnsupportedContent` (content with no canonical form) or
+ * `MisplacedBlock` (for example a `tool_use` in a user message). Never throws.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = (
+  input: unknown,
+  _options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  // the plain walk answers the common case, a transcript that decodes (docs/performance.md, "1.
+  // Decoders"); anything else, errors included, is the Schema decoder's to answer
+  const conversation = AnthropicDecode.decode(input)
+  return conversation === undefined ? decodeWithSchema(input) : Either.right(conversation)
 }
 
 /**
