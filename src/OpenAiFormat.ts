@@ -12,7 +12,8 @@
  *   joined with `"\n"`), then one user message with the remaining blocks, if any;
  * - an assistant message becomes `{role: "assistant", content, reasoning_content?, tool_calls?}`:
  *   its text and image blocks as content (`null` when there are none), its reasoning texts joined
- *   with `"\n\n"`, its tool calls with `arguments` serialized exactly as Python's `json.dumps`.
+ *   with `"\n\n"`, its tool calls with `arguments` serialized exactly as Python's `json.dumps`
+ *   (or, with the `toolArguments: "json"` option, as `JSON.stringify`).
  *
  * An image inside a tool result cannot be carried by a tool message: it is an `UnsupportedBlock`
  * error unless {@link EncodeOptions} says to move it into a user message.
@@ -130,7 +131,8 @@ export const Content: typeof Chat.Content = Chat.Content
 export type Content = Chat.Content
 
 /**
- * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does.
+ * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does (as
+ * `JSON.stringify` does with the `toolArguments: "json"` option).
  *
  * @category schemas
  * @since 0.1.0
@@ -276,6 +278,13 @@ export interface EncodeOptions {
    * turn has no other content).
    */
   readonly toolResultImages?: "error" | "user-message" | undefined
+  /**
+   * How tool-call `arguments` are written. `"python"` (default): exactly as Python's `json.dumps`
+   * writes them, byte for byte the reference's text. `"json"`: `JSON.stringify`, compact and with
+   * non-ASCII characters as they are. The servers parse the arguments back to the same value, and
+   * the encode is faster (docs/performance.md).
+   */
+  readonly toolArguments?: "python" | "json" | undefined
 }
 
 /**

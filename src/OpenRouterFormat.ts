@@ -118,7 +118,8 @@ export const Content: typeof Chat.Content = Chat.Content
 export type Content = Chat.Content
 
 /**
- * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does.
+ * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does (as
+ * `JSON.stringify` does with the `toolArguments: "json"` option).
  *
  * @category schemas
  * @since 0.1.0
@@ -262,6 +263,13 @@ export interface EncodeOptions {
    * `image_url`, in order) in its tool message.
    */
   readonly toolResultImages?: "error" | "user-message" | "tool-message" | undefined
+  /**
+   * How tool-call `arguments` are written. `"python"` (default): exactly as Python's `json.dumps`
+   * writes them, byte for byte the reference's text. `"json"`: `JSON.stringify`, compact and with
+   * non-ASCII characters as they are. The servers parse the arguments back to the same value, and
+   * the encode is faster (docs/performance.md).
+   */
+  readonly toolArguments?: "python" | "json" | undefined
 }
 
 /**

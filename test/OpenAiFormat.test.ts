@@ -357,7 +357,8 @@ describe("OpenAiFormat.EncodeOptions", () => {
       right(OpenAiFormat.encode(conversation, {
         reasoningField: "reasoning_content",
         reasoningOnToolCalls: false,
-        toolResultImages: "error"
+        toolResultImages: "error",
+        toolArguments: "python"
       })),
       goldens[2]!.expected
     )
@@ -384,6 +385,22 @@ describe("OpenAiFormat.EncodeOptions", () => {
         { role: "assistant", content: null }
       ]
     )
+  })
+
+  it("toolArguments: \"json\" writes the arguments as JSON.stringify does; the value is the same", () => {
+    const input = { q: "naïve \"x\"", n: [1.5, 1e-7, 1e21, 12345678901234567890], o: { "2": null, a: true } }
+    const conversation = [Message.assistant([Block.toolCall("c1", "f", input)])]
+    const [json] = right(OpenAiFormat.encode(conversation, { toolArguments: "json" }))
+    const [python] = right(OpenAiFormat.encode(conversation))
+    const argumentsOf = (message: OpenAiFormat.ChatMessage | undefined) =>
+      message?.role === "assistant" ? message.tool_calls?.[0]?.function.arguments : undefined
+    assert.strictEqual(argumentsOf(json), JSON.stringify(input))
+    assert.strictEqual(
+      argumentsOf(python),
+      "{\"q\": \"na\\u00efve \\\"x\\\"\", \"n\": [1.5, 1e-07, 1e+21, 1.2345678901234567e+19], \"o\": {\"2\": null, \"a\": true}}"
+    )
+    assert.deepStrictEqual(JSON.parse(argumentsOf(json)!), JSON.parse(argumentsOf(python)!))
+    assert.deepStrictEqual(right(OpenAiFormat.decode([json])), right(OpenAiFormat.decode([python])))
   })
 
   it("reasoningOnToolCalls writes an empty reasoning field on tool-call turns that have none", () => {
@@ -1043,7 +1060,8 @@ describe("OpenAiFormat laws", () => {
       fc.record({
         reasoningField: fc.constantFrom("reasoning_content" as const, "reasoning" as const, "omit" as const),
         reasoningOnToolCalls: fc.boolean(),
-        toolResultImages: fc.constantFrom("error" as const, "user-message" as const)
+        toolResultImages: fc.constantFrom("error" as const, "user-message" as const),
+        toolArguments: fc.constantFrom("python" as const, "json" as const)
       })
     ],
     ([conversation, options]) => {

@@ -376,7 +376,8 @@ describe("OpenRouterFormat laws", () => {
       fc.record({
         reasoningField: fc.constantFrom("reasoning_content" as const, "reasoning" as const, "omit" as const),
         reasoningOnToolCalls: fc.boolean(),
-        toolResultImages: fc.constantFrom("error" as const, "user-message" as const, "tool-message" as const)
+        toolResultImages: fc.constantFrom("error" as const, "user-message" as const, "tool-message" as const),
+        toolArguments: fc.constantFrom("python" as const, "json" as const)
       })
     ],
     ([conversation, options]) => {
