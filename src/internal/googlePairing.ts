@@ -77,12 +77,11 @@ const before = (calls: ReadonlyArray<Call>, c: number): number => {
  */
 const byName = (group: Group, c: number, withoutId: boolean): Call | undefined => {
   const { calls } = group
-  const eligible = (call: Call) => !withoutId || effectiveId(call) === undefined
   let first: Call | undefined
   if (withoutId) {
     while (
       group.unansweredWithoutId < calls.length &&
-      (calls[group.unansweredWithoutId]!.answered || !eligible(calls[group.unansweredWithoutId]!))
+      (calls[group.unansweredWithoutId]!.answered || !isEligible(calls[group.unansweredWithoutId]!, withoutId))
     ) group.unansweredWithoutId++
     first = calls[group.unansweredWithoutId]
   } else {
@@ -91,10 +90,31 @@ const byName = (group: Group, c: number, withoutId: boolean): Call | undefined =
   }
   if (first !== undefined && first.c < c) return first
   const end = before(calls, c)
-  for (let i = end - 1; i >= 0; i--) if (eligible(calls[i]!)) return calls[i]
-  for (let i = end; i < calls.length; i++) if (eligible(calls[i]!)) return calls[i]
+  for (let i = end - 1; i >= 0; i--) if (isEligible(calls[i]!, withoutId)) return calls[i]
+  for (let i = end; i < calls.length; i++) if (isEligible(calls[i]!, withoutId)) return calls[i]
   return undefined
 }
+
+// (no closures in these loops: under tsx, which keeps function names, each one costs an allocation
+// and a `defineProperty`)
+const isEligible = (call: Call, withoutId: boolean): boolean => !withoutId || effectiveId(call) === undefined
+
+const named = (calls: ReadonlyArray<Call>, name: string): Call | undefined => {
+  for (let i = 0; i < calls.length; i++) if (calls[i]!.name === name) return calls[i]
+  return undefined
+}
+
+const unmatched = (response: Response, reason: string) =>
+  Either.left(
+    new ConversionError.UnmatchedToolResult({
+      format: "google",
+      path: [...response.root, response.c, "parts", response.p, response.key],
+      messageIndex: response.c,
+      blockIndex: response.p,
+      toolCallId: response.id ?? "",
+      reason
+    })
+  )
 
 /**
  * Pair every response with a call: by id when a call carries that id (the names must agree), else by
@@ -107,7 +127,8 @@ export const pair = (
 ): Either.Either<void, ConversionError.UnmatchedToolResult> => {
   const groups = new Map<string, Group>()
   const withId = new Map<string, Array<Call>>()
-  for (const call of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
     const group = groups.get(call.name)
     if (group === undefined) groups.set(call.name, { calls: [call], unanswered: 0, unansweredWithoutId: 0 })
     else group.calls.push(call)
@@ -117,23 +138,14 @@ export const pair = (
       else same.push(call)
     }
   }
-  for (const response of responses) {
-    const unmatched = (reason: string) =>
-      Either.left(
-        new ConversionError.UnmatchedToolResult({
-          format: "google",
-          path: [...response.root, response.c, "parts", response.p, response.key],
-          messageIndex: response.c,
-          blockIndex: response.p,
-          toolCallId: response.id ?? "",
-          reason
-        })
-      )
+  for (let r = 0; r < responses.length; r++) {
+    const response = responses[r]!
     const sameId = response.id === undefined ? undefined : withId.get(response.id)
     if (sameId !== undefined) {
-      const match = sameId.find((call) => call.name === response.name)
+      const match = named(sameId, response.name)
       if (match === undefined) {
         return unmatched(
+          response,
           `function_call ${JSON.stringify(response.id)} is named ${
             JSON.stringify(sameId[0]!.name)
           }, but this function_response names ${JSON.stringify(response.name)}`
@@ -147,6 +159,7 @@ export const pair = (
     const match = group === undefined ? undefined : byName(group, response.c, response.id !== undefined)
     if (match === undefined) {
       return unmatched(
+        response,
         response.id === undefined
           ? `no function_call in the transcript is named ${JSON.stringify(response.name)}`
           : `no function_call in the transcript has this id, and none named ${
@@ -166,7 +179,8 @@ export const pair = (
 
 /** Settle every call's id: its own, the one it adopted, or `call_<content>_<part>` made unique. */
 export const assignIds = (calls: ReadonlyArray<Call>, taken: Set<string>): void => {
-  for (const call of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
     const known = effectiveId(call)
     if (known !== undefined) {
       call.id = known
@@ -196,20 +210,30 @@ export const settle = (
   assignIds(calls, taken)
   for (let d = 0; d < drafts.length; d++) {
     const draft = drafts[d]!
-    if (draft.role === "user") {
-      messages.push(Message.user(draft.items.map((item): Message.UserBlock =>
-        // `pair` has given every response its call
-        "_tag" in item ? Block.toolResult(item.call!.id, item.blocks, { isError: item.isError }) : item
-      )))
-    } else {
-      messages.push(
-        Message.assistant(
-          draft.items.map((item): Message.AssistantBlock =>
-            "_tag" in item ? Block.toolCall(item.id, item.name, item.input) : item
-          )
-        )
-      )
-    }
+    messages.push(
+      draft.role === "user" ? Message.user(userBlocks(draft.items)) : Message.assistant(assistantBlocks(draft.items))
+    )
   }
   return Either.right(messages)
+}
+
+const userBlocks = (items: ReadonlyArray<Block.ContentBlock | Response>): Array<Message.UserBlock> => {
+  const blocks: Array<Message.UserBlock> = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!
+    // `pair` has given every response its call
+    blocks[k] = "_tag" in item ? Block.toolResult(item.call!.id, item.blocks, { isError: item.isError }) : item
+  }
+  return blocks
+}
+
+const assistantBlocks = (
+  items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call>
+): Array<Message.AssistantBlock> => {
+  const blocks: Array<Message.AssistantBlock> = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!
+    blocks[k] = "_tag" in item ? Block.toolCall(item.id, item.name, item.input) : item
+  }
+  return blocks
 }
