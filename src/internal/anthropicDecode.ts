@@ -110,7 +110,8 @@ const jsonArray = (items: ReadonlyArray<unknown>, depth: number): Array<Json.Jso
 
 const jsonObject = (record: Record, depth: number): { [key: string]: Json.JsonValue } | undefined => {
   const out: { [key: string]: Json.JsonValue } = {}
-  // the keys of `Object.keys`, as the Schema reads them, without allocating their array
+  // the keys of `Object.keys`, as the Schema reads them, without allocating their array (and written
+  // as it writes them: a `__proto__` key sets the copy's prototype in both)
   for (const key in record) {
     if (!hasOwnProperty.call(record, key)) continue
     const value = json(record[key], depth + 1)
