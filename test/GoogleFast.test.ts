@@ -386,12 +386,15 @@ describe("GoogleFormat.decode: the fast walk", () => {
     for (const sample of samples) takenFast(sample)
   })
 
-  it("shares function call args with the input (the Schema path copies them)", () => {
+  it("copies function call args, as the Schema path does", () => {
     const args = { a: [1, { b: 2 }] }
     const decoded = Either.getOrThrow(
       GoogleFormat.decode([{ role: "model", parts: [{ functionCall: { name: "f", args } }] }])
     )
-    assert.strictEqual((decoded[0]!.blocks[0] as Block.ToolCallBlock).input, args)
+    const input = (decoded[0]!.blocks[0] as Block.ToolCallBlock).input
+    assert.deepStrictEqual(input, args)
+    assert.notStrictEqual(input, args)
+    assert.notStrictEqual(input.a, args.a)
   })
 
   it("gives what the Schema path gives on every variant of the samples: wrong types at each level, odd objects, extra keys, cycles, both spellings", () => {
@@ -409,9 +412,13 @@ describe("GoogleFormat.decode: the fast walk", () => {
     const at = (depth: number) => [
       // in call args, in a response, under an ignored key of a part, of a content and of a system part
       [{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(depth) } } }] }],
+      [{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(depth - 1, {}) } } }] }],
       { contents: [{ role: "model", parts: [{ functionCall: { name: "f", args: { k: nested(depth) } } }] }] },
       [{ role: "model", parts: [{ functionCall: { name: "f" } }] }, {
         parts: [{ functionResponse: { name: "f", response: { k: nested(depth) } } }]
+      }],
+      [{ role: "model", parts: [{ functionCall: { name: "f" } }] }, {
+        parts: [{ functionResponse: { name: "f", response: { k: nested(depth - 1, {}) } } }]
       }],
       [{ parts: [{ text: "x", extra: nested(depth) }] }],
       [{ parts: [{ text: "x" }], extra: nested(depth) }],

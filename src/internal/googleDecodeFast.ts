@@ -8,12 +8,10 @@
  * "1. Decoders"). Here the depth limit is a counter carried by the walk, and no path is built.
  *
  * The walk accepts only what the Schema path accepts, and gives up (`undefined`) at the first thing
- * it does not expect: any error, and anything the Schema path would read differently (objects with
+ * it does not expect: any error, and anything the Schema path might read differently (objects with
  * other prototypes than `Object.prototype` or `null`, a `__proto__` key in user data). The caller
  * then runs the Schema path, which finds and explains the error, so every error stays as it was.
- *
- * One difference by design: function call `args` are shared with the input rather than copied (the
- * Schema path returns a copy). They are checked to be plain JSON first, so the two are equal.
+ * Function call `args` are copied, as the Schema path copies them.
  *
  * @internal
  */
@@ -46,9 +44,9 @@ const oneOf = (snake: unknown, camel: unknown): unknown =>
 const isOptionalString = (u: unknown): u is string | null | undefined => isUnset(u) || typeof u === "string"
 
 /**
- * Is `value` (at `depth`) JSON as `Json.JsonValue` decodes it, made of plain objects and arrays,
- * so that sharing it is the same as the copy Schema decoding makes? Objects deeper than the limit
- * (or cyclic) are refused, as the depth guard refuses them.
+ * Is `value` (at `depth`) JSON as `Json.JsonValue` decodes it, made of plain objects and arrays, so
+ * that `JSON.stringify` reads it as it reads the copy Schema decoding makes? Objects deeper than the
+ * limit (or cyclic) are refused, as the depth guard refuses them.
  */
 const isJson = (value: unknown, depth: number): boolean => {
   switch (typeof value) {
@@ -81,6 +79,48 @@ const isJsonObject = (value: unknown, depth: number): value is Json.JsonObject =
     if (key === "__proto__" || !isJson(record[key], depth + 1)) return false
   }
   return true
+}
+
+/**
+ * A copy of `value` (at `depth`), as `Json.JsonValue` decodes it: fresh arrays and plain objects,
+ * keys in the same order; `undefined` when it is not JSON or not as {@link isJson} requires.
+ */
+const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value
+    case "number":
+      return Number.isFinite(value) ? value : undefined
+    case "object": {
+      if (value === null) return null
+      if (depth > Input.maxDepth) return undefined
+      if (Array.isArray(value)) {
+        const copy: Array<Json.JsonValue> = new Array(value.length)
+        for (let i = 0; i < value.length; i++) {
+          const item = copyJson(value[i], depth + 1)
+          if (item === undefined) return undefined
+          copy[i] = item
+        }
+        return copy
+      }
+      return copyJsonObject(value, depth)
+    }
+    default:
+      return undefined
+  }
+}
+
+/** A copy of a JSON object, as {@link copyJson} makes it. */
+const copyJsonObject = (value: unknown, depth: number): Json.JsonObject | undefined => {
+  if (!isRecord(value) || depth > Input.maxDepth) return undefined
+  const copy: { [key: string]: Json.JsonValue } = {}
+  for (const key in value) {
+    const item = key === "__proto__" ? undefined : copyJson(value[key], depth + 1)
+    if (item === undefined) return undefined
+    copy[key] = item
+  }
+  return copy
 }
 
 /**
@@ -157,13 +197,14 @@ const functionCall = (value: unknown, c: number, p: number, depth: number): Pair
   if (!isRecord(value)) return undefined
   const { args, id, name } = value
   if (typeof name !== "string" || !isOptionalString(id)) return undefined
-  if (!(isUnset(args) || isJsonObject(args, depth + 1)) || !ignoredFit(value, depth, readsCall)) return undefined
+  const input = isUnset(args) ? {} : copyJsonObject(args, depth + 1)
+  if (input === undefined || !ignoredFit(value, depth, readsCall)) return undefined
   return {
     _tag: "Call",
     c,
     p,
     name,
-    input: isUnset(args) ? {} : args,
+    input,
     explicitId: isUnset(id) ? undefined : id,
     adopted: undefined,
     answered: false,
