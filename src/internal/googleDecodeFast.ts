@@ -3,9 +3,10 @@
  * it goes, for input that decodes without error.
  *
  * Why: the Schema pass of `googleDecode.ts` builds a second copy of the whole transcript from
- * unions tried member by member, after a separate depth pre-walk that keeps a `Map` of every object;
- * that cost 10-15x the work of a plain walk and 20 KiB of garbage per turn (docs/performance.md,
- * "1. Decoders"). Here the depth limit is a counter carried by the walk, and no path is built.
+ * unions tried member by member, after a separate depth pre-walk that keeps a `Map` of every object.
+ * That made decoding 9-14x slower than a plain walk, with 20 KiB of garbage per turn
+ * (docs/performance.md, "1. Decoders"). Here the depth limit is a counter carried by the walk, and
+ * no path is built.
  *
  * The walk accepts only what the Schema path accepts, and gives up (`undefined`) at the first thing
  * it does not expect: any error, and anything the Schema path might read differently (objects with
