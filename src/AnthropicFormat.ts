@@ -1036,8 +1036,10 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
   // the plain walk answers the common case, a transcript that decodes (docs/performance.md, "1.
   // Decoders"); anything else, errors included, is the Schema decoder's to answer
-  const conversation = AnthropicDecode.decode(input)
-  return conversation === undefined ? decodeWithSchema(input) : Either.right(conversation)
+  return Input.total("anthropic", () => {
+    const conversation = AnthropicDecode.decode(input)
+    return conversation === undefined ? decodeWithSchema(input) : Either.right(conversation)
+  })
 }
 
 /**

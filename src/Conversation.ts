@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import type * as Block from "./Block.js"
 import type * as ConversionError from "./ConversionError.js"
 import * as internal from "./internal/decodeCanonical.js"
+import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
 
 /**
@@ -75,7 +76,10 @@ export interface LenientResult {
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<Conversation, ConversionError.ValidationError> =>
-  Either.map(internal.decodeConversation(input, { lenient: false }), (r) => r.conversation)
+  Input.total(
+    "canonical",
+    () => Either.map(internal.decodeConversation(input, { lenient: false }), (r) => r.conversation)
+  )
 
 /**
  * Decode canonical wire JSON as a client reads a server's `/messages`: blocks of unknown types
@@ -86,7 +90,7 @@ export const decode = (input: unknown): Either.Either<Conversation, ConversionEr
  * @since 0.1.0
  */
 export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.ValidationError> =>
-  internal.decodeConversation(input, { lenient: true })
+  Input.total("canonical", () => internal.decodeConversation(input, { lenient: true }))
 
 /**
  * Strictly decode one message; `index` is used in error locations.
@@ -98,7 +102,7 @@ export const decodeMessage = (
   input: unknown,
   index = 0
 ): Either.Either<Message.Message, ConversionError.ValidationError> =>
-  internal.decodeMessage(input, index, { lenient: false }, [])
+  Input.total("canonical", () => internal.decodeMessage(input, index, { lenient: false }, []))
 
 /**
  * Check block placement for messages that were not decoded (built with a cast, say). Messages built

@@ -28,6 +28,7 @@ import type * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
 import { fromParseError } from "./internal/decodeCanonical.js"
 import { dumps } from "./internal/pythonJson.js"
+import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
 
 /**
@@ -127,7 +128,7 @@ const decodeLoose = Schema.decodeUnknownEither(Block.ContentBlock, { onExcessPro
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<Prompt, ConversionError.MalformedInput> =>
-  Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined))
+  Input.total("canonical", () => Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined)))
 
 /**
  * Decode prompt blocks as a client reads `/prompt`: blocks of other types are skipped and reported.
@@ -135,7 +136,10 @@ export const decode = (input: unknown): Either.Either<Prompt, ConversionError.Ma
  * @category decoding
  * @since 0.1.0
  */
-export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.MalformedInput> => {
+export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.MalformedInput> =>
+  Input.total("canonical", () => decodeLenientUnguarded(input))
+
+const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, ConversionError.MalformedInput> => {
   if (!Array.isArray(input)) {
     return Either.left(
       new ConversionError.MalformedInput({ format: "canonical", path: [], reason: "expected an array of blocks" })

@@ -543,10 +543,11 @@ const resolveSystem = (
  * Decode a Gemini transcript: a request body or a bare `contents` array. Input that decodes without
  * error takes the fast walk of `googleDecodeFast.ts`; anything else the Schema path below.
  */
-export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
-  const fast = Fast.decode(input)
-  return fast === undefined ? decodeWithSchema(input) : Either.right(fast)
-}
+export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> =>
+  Input.total("google", () => {
+    const fast = Fast.decode(input)
+    return fast === undefined ? decodeWithSchema(input) : Either.right(fast)
+  })
 
 /** Decode through the wire schemas: the reference for {@link decode}'s fast walk, and where errors are found. */
 export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {

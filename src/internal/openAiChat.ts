@@ -18,7 +18,7 @@ import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import { dumps } from "./pythonJson.js"
-import { maxDepth, tooDeep } from "./wireInput.js"
+import { maxDepth, tooDeep, total } from "./wireInput.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
@@ -1392,11 +1392,16 @@ export const decode = (
   format: Format,
   input: unknown,
   options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
-  const messages = Array.isArray(input) ? input : isRecord(input) && "messages" in input ? input["messages"] : undefined
-  if (Array.isArray(messages)) {
-    const walked = walkMessages(messages, options)
-    if (walked !== undefined) return Either.right(walked)
-  }
-  return decodeWithSchema(format, input, options)
-}
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+  total(format, () => {
+    const messages = Array.isArray(input)
+      ? input
+      : isRecord(input) && "messages" in input
+      ? input["messages"]
+      : undefined
+    if (Array.isArray(messages)) {
+      const walked = walkMessages(messages, options)
+      if (walked !== undefined) return Either.right(walked)
+    }
+    return decodeWithSchema(format, input, options)
+  })

@@ -18,6 +18,7 @@
  *
  * @internal
  */
+import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as ConversionError from "../ConversionError.js"
 import type * as Provider from "../Provider.js"
@@ -107,3 +108,35 @@ export const malformed = (
     ...locate(path, locator)
   })
 }
+
+/** A thrown value as text, without trusting it (a null-prototype object has no `toString`). */
+const describe = (thrown: unknown): string => {
+  try {
+    return thrown instanceof Error ? thrown.message : String(thrown)
+  } catch {
+    return "an unprintable value"
+  }
+}
+
+/**
+ * Run a decoder so that it cannot throw, whatever the input: untrusted input can hold what no JSON
+ * parser makes and what Schema's error formatting cannot print (a `BigInt`, a null-prototype object
+ * where a string belongs, a throwing getter, a revoked `Proxy`). Such input is a `MalformedInput` at
+ * the root, whose reason quotes what was thrown. Every decoder's public entry goes through this.
+ */
+export const total = <A, E>(
+  format: ConversionError.FormatName,
+  decode: () => Either.Either<A, E>
+): Either.Either<A, E | ConversionError.MalformedInput> =>
+  Either.flatMap(
+    Either.try({
+      try: decode,
+      catch: (thrown) =>
+        new ConversionError.MalformedInput({
+          format,
+          path: [],
+          reason: `the input could not be read: ${describe(thrown)}`
+        })
+    }),
+    (decoded): Either.Either<A, E | ConversionError.MalformedInput> => decoded
+  )
