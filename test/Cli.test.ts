@@ -197,8 +197,8 @@ describe("cli convert", () => {
 
 describe("cli serve", () => {
   it("serves every environment a module exports, and shuts down gracefully on SIGINT", async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
-    const child = spawn(tsx, [cli, "serve", "examples/support.ts", "--port", String(port), "--host", "127.0.0.1"], {
+    // port 0: the system picks a free port and the CLI prints it, so parallel runs cannot collide
+    const child = spawn(tsx, [cli, "serve", "examples/support.ts", "--port", "0", "--host", "127.0.0.1"], {
       cwd: root
     })
     let stderr = ""
@@ -207,7 +207,10 @@ describe("cli serve", () => {
     try {
       const deadline = Date.now() + 60_000
       while (!stderr.includes("serving") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      assert.include(stderr, `serving dialogueenv, triviaenv, transcriptenv on http://127.0.0.1:${port}`)
+      const served = /serving dialogueenv, triviaenv, transcriptenv on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
+      assert.isNotNull(served, stderr)
+      const port = Number(served![1])
+      assert.isAbove(port, 0)
       const response = await fetch(`http://127.0.0.1:${port}/list_environments`)
       assert.deepStrictEqual(await response.json(), ["dialogueenv", "triviaenv", "transcriptenv"])
       const redirect = await fetch(`http://127.0.0.1:${port}/tools`, { redirect: "manual" })

@@ -14,7 +14,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -139,7 +141,10 @@ const serve = Command.make(
     module: Args.file({ name: "MODULE", exists: "yes" }).pipe(
       Args.withDescription("a TypeScript or JavaScript module that exports one or more environments")
     ),
-    port: Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("the port to listen on")),
+    port: Options.integer("port").pipe(
+      Options.withDefault(8080),
+      Options.withDescription("the port to listen on (0: one the system chooses, printed when serving starts)")
+    ),
     host: Options.text("host").pipe(Options.withDefault("0.0.0.0"), Options.withDescription("the address to listen on"))
   },
   (args) =>
@@ -148,8 +153,13 @@ const serve = Command.make(
       const names = environments.map(Environment.key)
       const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>).pipe(
         Layer.provide(layer as Layer.Layer<never>),
-        Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host })),
-        Layer.tap(() => Console.error(`serving ${names.join(", ")} on http://${args.host}:${args.port}`))
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: args.port, host: args.host })),
+        // the address actually bound, so that `--port 0` reports the port the system chose
+        Layer.tap((context) => {
+          const address = Context.get(context, HttpServer.HttpServer).address
+          const where = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
+          return Console.error(`serving ${names.join(", ")} on ${where}`)
+        })
       ) as unknown as Layer.Layer<never, { readonly message: string; readonly cause?: unknown }>
       yield* Layer.launch(ServerLive).pipe(
         Effect.onInterrupt(() => Console.error("shutting down: ending every session"))

@@ -127,16 +127,18 @@ const describe = (thrown: unknown): string => {
 export const total = <A, E>(
   format: ConversionError.FormatName,
   decode: () => Either.Either<A, E>
-): Either.Either<A, E | ConversionError.MalformedInput> =>
-  Either.flatMap(
-    Either.try({
-      try: decode,
-      catch: (thrown) =>
-        new ConversionError.MalformedInput({
-          format,
-          path: [],
-          reason: `the input could not be read: ${describe(thrown)}`
-        })
-    }),
-    (decoded): Either.Either<A, E | ConversionError.MalformedInput> => decoded
-  )
+): Either.Either<A, E | ConversionError.MalformedInput> => {
+  // a plain try/catch, not `Either.try`: this runs on every decode, and `Either.try`'s options object
+  // would allocate its named `try`/`catch` closures per call (docs/performance.md, "Where the time goes")
+  try {
+    return decode()
+  } catch (thrown) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [],
+        reason: `the input could not be read: ${describe(thrown)}`
+      })
+    )
+  }
+}
