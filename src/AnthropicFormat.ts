@@ -530,7 +530,7 @@ export interface DecodeOptions {}
 
 // Encoding is one pass over the conversation that checks block placement as it goes, in the switch
 // that encodes each block: a separate `Conversation.validate` pass cost about a quarter of encode
-// (docs/performance.md, "2. anthropic encode"). The reference reports a misplaced block before any
+// (docs/performance.md, "What changed", encoders). The reference reports a misplaced block before any
 // other error, wherever it is, so when the pass fails, `Conversation.validate` runs and its error,
 // if it finds one, is the one returned.
 
@@ -1034,8 +1034,8 @@ export const decode = (
   input: unknown,
   _options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
-  // the plain walk answers the common case, a transcript that decodes (docs/performance.md, "1.
-  // Decoders"); anything else, errors included, is the Schema decoder's to answer
+  // the plain walk answers the common case, a transcript that decodes (docs/performance.md, "What
+  // changed", decoders); anything else, errors included, is the Schema decoder's to answer
   return Input.total("anthropic", () => {
     const conversation = AnthropicDecode.decode(input)
     return conversation === undefined ? decodeWithSchema(input) : Either.right(conversation)

@@ -5,7 +5,7 @@
  * It exists because the Schema decoder in `AnthropicFormat.ts` first copies the whole transcript
  * through unions tried member by member, after a separate depth pass (`wireInput.tooDeep`) that
  * keeps a `Map` of every object: 17 KiB allocated per turn, 0.02-0.03× the hand-written decoder
- * (docs/performance.md, "1. Decoders"). This walk does the same checks on the way: the depth limit
+ * (docs/performance.md, "What changed", decoders). This walk does the same checks on the way: the depth limit
  * is a depth counter, and no error is ever built here.
  *
  * It only answers successes. On anything it does not expect (a wrong type, a missing or `undefined`

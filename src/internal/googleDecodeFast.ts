@@ -5,7 +5,7 @@
  * Why: the Schema pass of `googleDecode.ts` builds a second copy of the whole transcript from
  * unions tried member by member, after a separate depth pre-walk that keeps a `Map` of every object.
  * That made decoding 9-14x slower than a plain walk, with 20 KiB of garbage per turn
- * (docs/performance.md, "1. Decoders"). Here the depth limit is a counter carried by the walk, and
+ * (docs/performance.md, "What changed", decoders). Here the depth limit is a counter carried by the walk, and
  * no path is built.
  *
  * The walk accepts only what the Schema path accepts, and gives up (`undefined`) at the first thing

@@ -115,7 +115,7 @@ const carriesSignatureOf = (next: Block.Block | undefined): boolean =>
  *
  * One pass over the conversation, with block placement checked in the same switch that encodes the
  * blocks: a separate `Conversation.validate` pass cost a tenth of the time (docs/performance.md,
- * "3. google encode"). The reference reports a misplaced block anywhere before any other error, and
+ * "What changed", encoders). The reference reports a misplaced block anywhere before any other error, and
  * a system message error before any block error, so when encoding stops, {@link reported} looks for
  * those first.
  */

@@ -356,8 +356,8 @@ export interface DecodeOptions {
 // -----------------------------------------------------------------------------
 
 // Encoding builds each message directly: optional keys assigned, strings concatenated, arrays made
-// only when needed, and placement checked only when encoding fails (docs/performance.md, "Where the
-// time goes", §4 and §5).
+// only when needed, and placement checked only when encoding fails (docs/performance.md, "What
+// changed", encoders).
 
 const dataUrl = (image: Block.ImageBlock): string => "data:" + image.mimeType + ";base64," + image.data
 
@@ -953,7 +953,7 @@ const toConversation = (
 
 // Well-formed input is decoded in one walk with plain type checks, converting as it goes: the
 // Schema decode above copies the whole transcript through unions tried member by member, and was
-// most of decoding's time and allocation (docs/performance.md, "Where the time goes", §1). The walk
+// most of decoding's time and allocation (docs/performance.md, "What changed", decoders). The walk
 // only ever succeeds. On anything it does not expect (a wrong type, an optional key present as
 // `undefined`, content with no canonical form, a value nested too deeply, an object that is not
 // plain) it gives up with `undefined`, and `decode` runs the Schema decode and the conversion above,

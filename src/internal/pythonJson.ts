@@ -7,7 +7,7 @@
  * integer-like object keys come first, as JavaScript orders them.
  *
  * This runs once per tool call on every encode of the chat formats, where it was a third of the
- * time (docs/performance.md, "Where the time goes", §4): strings are copied in printable-ASCII
+ * time (docs/performance.md, "What changed", encoders): strings are copied in printable-ASCII
  * slices, and numbers print with `String(n)` wherever Python and JavaScript agree.
  *
  * @internal

@@ -129,7 +129,7 @@ export const total = <A, E>(
   decode: () => Either.Either<A, E>
 ): Either.Either<A, E | ConversionError.MalformedInput> => {
   // a plain try/catch, not `Either.try`: this runs on every decode, and `Either.try`'s options object
-  // would allocate its named `try`/`catch` closures per call (docs/performance.md, "Where the time goes")
+  // would allocate its named `try`/`catch` closures per call (docs/performance.md, "Fixed cost per call")
   try {
     return decode()
   } catch (thrown) {
