@@ -19,6 +19,8 @@
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as Format from "../src/Format.js"
+import * as OpenAiFormat from "../src/OpenAiFormat.js"
+import * as OpenRouterFormat from "../src/OpenRouterFormat.js"
 import * as Provider from "../src/Provider.js"
 import type * as Harness from "./internal/harness.js"
 import * as Measure from "./internal/measure.js"
@@ -74,7 +76,14 @@ if (child !== undefined) {
       // Google has no input representation for plain-text reasoning (the codec rejects it).
       shape: { reasoning: name !== "google" },
       ours: Format.codecs[name],
-      plain: plain[name]
+      plain: plain[name],
+      ...(name === "openai"
+        ? { optIn: { label: "toolArguments: json", encode: (c) => OpenAiFormat.encode(c, { toolArguments: "json" }) } }
+        : name === "openrouter"
+        ? {
+          optIn: { label: "toolArguments: json", encode: (c) => OpenRouterFormat.encode(c, { toolArguments: "json" }) }
+        }
+        : {})
     },
     settings,
     (turns) => console.log(`  ${name}: ${turns} turns measured`)

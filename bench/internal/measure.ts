@@ -24,6 +24,14 @@ export interface Subject {
     readonly encode: (conversation: Conversation.Conversation) => unknown
     readonly decode: (input: unknown) => Conversation.Conversation
   }
+  /**
+   * Our encode with opt-in options that trade the reference's exact output for speed (for the chat
+   * formats, `toolArguments: "json"`), measured beside the default against the AI SDK.
+   */
+  readonly optIn?: {
+    readonly label: string
+    readonly encode: (conversation: Conversation.Conversation) => Either.Either<unknown, ConversionError.EncodeError>
+  }
 }
 
 /** Run settings. */
@@ -63,6 +71,13 @@ export interface Case {
     readonly vsAiSdkConversion: number
     /** The hand-written converter to request JSON over the AI SDK's doGenerate: the practical limit. */
     readonly plainVsAiSdk: number
+    /** Our encode with the subject's opt-in options, to request JSON, and its ratio to the AI SDK. */
+    readonly optIn?: {
+      readonly label: string
+      readonly json: Harness.Measurement
+      readonly vsAiSdk: number
+      readonly vsDefault: number
+    }
   }
   readonly decode: {
     readonly ours: Harness.Measurement
@@ -128,6 +143,16 @@ const fixture = async (subject: Subject, turns: number): Promise<Fixture> => {
   const conversation = Generate.conversation(turns, subject.shape)
   const what = `${subject.provider}, ${turns} turns`
   const encoded = getOrFail(subject.ours.encode(conversation), `our ${what} encode`)
+  if (subject.optIn !== undefined) {
+    // the opt-in output differs only in the text of tool arguments: the same JSON values
+    const normal = (wire: unknown) =>
+      JSON.stringify(
+        wire,
+        (key, value: unknown) => key === "arguments" && typeof value === "string" ? JSON.parse(value) : value
+      )
+    const lean = getOrFail(subject.optIn.encode(conversation), `our ${what} encode (${subject.optIn.label})`)
+    assert.strictEqual(normal(lean), normal(encoded), `our ${what} encode (${subject.optIn.label})`)
+  }
   assertSameJson(subject.plain.encode(conversation), encoded, `hand-written ${what} encode`)
   const text = JSON.stringify(encoded)
   const wire: unknown = JSON.parse(text)
@@ -164,14 +189,19 @@ const measureEncode = async (f: Fixture, timing: Harness.Options): Promise<Case[
   const { aiSdk, aiSdkBody, conversation, prompt } = f
   const encode = f.subject.ours.encode
   const plainEncode = f.subject.plain.encode
-  const [ours, oursJson, plain, plainJson, sdk, fixed, stringify] = await Harness.measure([
+  const optIn = f.subject.optIn
+  const [ours, oursJson, plain, plainJson, sdk, fixed, stringify, optInJson] = await Harness.measure([
     { name: "ours", run: () => encode(conversation) },
     { name: "ours + JSON.stringify", run: () => JSON.stringify(Either.getOrThrow(encode(conversation))) },
     { name: "hand-written", run: () => plainEncode(conversation) },
     { name: "hand-written + JSON.stringify", run: () => JSON.stringify(plainEncode(conversation)) },
     { name: "AI SDK", run: () => aiSdk.generate(prompt) },
     { name: "AI SDK fixed", run: () => aiSdk.generate(minimalPrompt) },
-    { name: "AI SDK stringify", run: () => JSON.stringify(aiSdkBody) }
+    { name: "AI SDK stringify", run: () => JSON.stringify(aiSdkBody) },
+    ...(optIn === undefined ? [] : [{
+      name: `ours (${optIn.label}) + JSON.stringify`,
+      run: () => JSON.stringify(Either.getOrThrow(optIn.encode(conversation)))
+    }])
   ], timing)
   const conversion: Array<number> = []
   for (let r = 0; r < ours!.samples.length; r++) {
@@ -188,7 +218,15 @@ const measureEncode = async (f: Fixture, timing: Harness.Options): Promise<Case[
     vsPlain: Harness.pairedRatio(plain!, ours!),
     vsAiSdk: Harness.pairedRatio(sdk!, oursJson!),
     vsAiSdkConversion: Harness.median(conversion),
-    plainVsAiSdk: Harness.pairedRatio(sdk!, plainJson!)
+    plainVsAiSdk: Harness.pairedRatio(sdk!, plainJson!),
+    ...(optIn === undefined || optInJson === undefined ? {} : {
+      optIn: {
+        label: optIn.label,
+        json: optInJson,
+        vsAiSdk: Harness.pairedRatio(sdk!, optInJson),
+        vsDefault: Harness.pairedRatio(oursJson!, optInJson)
+      }
+    })
   }
 }
 

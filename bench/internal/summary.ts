@@ -68,6 +68,25 @@ export const print = (
     ])
   }))
 
+  const optIns = cases.filter((c) => c.encode.optIn !== undefined)
+  if (optIns.length > 0) {
+    console.log("\nENCODE WITH OPT-IN OPTIONS: output no longer byte-identical to the reference (tool arguments")
+    console.log("written by JSON.stringify: the same JSON values, other whitespace and escapes). Both columns time")
+    console.log("the encode plus JSON.stringify; the ratios are paired per round as above.\n")
+    console.log(Report.render({
+      header: ["turns", "format", "options", "ours, opt-in", "vs AI SDK", "vs our default"],
+      left: [1, 2],
+      rows: optIns.map(({ encode: e, provider, turns }) => [
+        String(turns),
+        provider,
+        e.optIn!.label,
+        cell(e.optIn!.json, turns),
+        Report.ratio(e.optIn!.vsAiSdk, 1),
+        Report.ratio(e.optIn!.vsDefault)
+      ])
+    }))
+  }
+
   console.log("\nDECODE: provider wire (parsed JSON, untrusted) -> canonical conversation. The AI SDK has no")
   console.log("wire-to-prompt converter, so there is no AI SDK column. (The targets are set for encode only.)\n")
   console.log(Report.render({
