@@ -18,7 +18,6 @@
  */
 import * as Block from "../Block.js"
 import type * as Conversation from "../Conversation.js"
-import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Input from "./wireInput.js"
 
@@ -81,46 +80,6 @@ const absent: unique symbol = Symbol("absent")
 const optional = (record: Record, own: number, bit: number, key: string): unknown =>
   (own & bit) !== 0 ? record[key] : key in record ? undefined : absent
 
-/** A copy of a JSON value, as `Json.JsonValue` decodes it; `undefined` when it is not JSON. */
-const json = (value: unknown, depth: number): Json.JsonValue | undefined => {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return value
-    case "number":
-      return Number.isFinite(value) ? value : undefined
-    case "object":
-      if (value === null) return null
-      if (depth > Input.maxDepth) return undefined
-      return Array.isArray(value) ? jsonArray(value, depth) : jsonObject(value as Record, depth)
-    default:
-      return undefined
-  }
-}
-
-const jsonArray = (items: ReadonlyArray<unknown>, depth: number): Array<Json.JsonValue> | undefined => {
-  const out: Array<Json.JsonValue> = new Array(items.length)
-  for (let i = 0; i < items.length; i++) {
-    const item = json(items[i], depth + 1)
-    if (item === undefined) return undefined
-    out[i] = item
-  }
-  return out
-}
-
-const jsonObject = (record: Record, depth: number): { [key: string]: Json.JsonValue } | undefined => {
-  const out: { [key: string]: Json.JsonValue } = {}
-  // the keys of `Object.keys`, as the Schema reads them, without allocating their array (and written
-  // as it writes them: a `__proto__` key sets the copy's prototype in both)
-  for (const key in record) {
-    if (!hasOwnProperty.call(record, key)) continue
-    const value = json(record[key], depth + 1)
-    if (value === undefined) return undefined
-    out[key] = value
-  }
-  return out
-}
-
 const textKeys = ["type", "text", "citations"]
 const imageKeys = ["type", "source"]
 const sourceKeys = ["type", "media_type", "data"]
@@ -174,7 +133,7 @@ const toolCall = (record: Record, depth: number): Block.ToolCallBlock | undefine
   const name = record["name"]
   const input = record["input"]
   if (typeof id !== "string" || typeof name !== "string" || !isRecord(input)) return undefined
-  const copy = jsonObject(input, depth + 1)
+  const copy = Input.copyJsonObject(input, depth + 1)
   return copy !== undefined && scanTyped(record, depth, toolUseKeys) >= 0 ? Block.toolCall(id, name, copy) : undefined
 }
 

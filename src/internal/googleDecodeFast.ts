@@ -29,11 +29,7 @@ type Record = { readonly [key: string]: unknown }
 const isUnset = (u: unknown): u is null | undefined => u === undefined || u === null
 
 /** An object the Schema path reads as a struct, and whose fields a property read finds as it does. */
-const isRecord = (u: unknown): u is Record => {
-  if (typeof u !== "object" || u === null) return false
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
+const isRecord: (u: unknown) => u is Record = Input.isPlainObject
 
 /** Both spellings of a field are set. */
 const both: unique symbol = Symbol("both")
@@ -80,48 +76,6 @@ const isJsonObject = (value: unknown, depth: number): value is Json.JsonObject =
     if (key === "__proto__" || !isJson(record[key], depth + 1)) return false
   }
   return true
-}
-
-/**
- * A copy of `value` (at `depth`), as `Json.JsonValue` decodes it: fresh arrays and plain objects,
- * keys in the same order; `undefined` when it is not JSON or not as {@link isJson} requires.
- */
-const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return value
-    case "number":
-      return Number.isFinite(value) ? value : undefined
-    case "object": {
-      if (value === null) return null
-      if (depth > Input.maxDepth) return undefined
-      if (Array.isArray(value)) {
-        const copy: Array<Json.JsonValue> = new Array(value.length)
-        for (let i = 0; i < value.length; i++) {
-          const item = copyJson(value[i], depth + 1)
-          if (item === undefined) return undefined
-          copy[i] = item
-        }
-        return copy
-      }
-      return copyJsonObject(value, depth)
-    }
-    default:
-      return undefined
-  }
-}
-
-/** A copy of a JSON object, as {@link copyJson} makes it. */
-const copyJsonObject = (value: unknown, depth: number): Json.JsonObject | undefined => {
-  if (!isRecord(value) || depth > Input.maxDepth) return undefined
-  const copy: { [key: string]: Json.JsonValue } = {}
-  for (const key in value) {
-    const item = key === "__proto__" ? undefined : copyJson(value[key], depth + 1)
-    if (item === undefined) return undefined
-    copy[key] = item
-  }
-  return copy
 }
 
 /**
@@ -198,7 +152,7 @@ const functionCall = (value: unknown, c: number, p: number, depth: number): Pair
   if (!isRecord(value)) return undefined
   const { args, id, name } = value
   if (typeof name !== "string" || !isOptionalString(id)) return undefined
-  const input = isUnset(args) ? {} : copyJsonObject(args, depth + 1)
+  const input = isUnset(args) ? {} : Input.copyJsonObject(args, depth + 1)
   if (input === undefined || !ignoredFit(value, depth, readsCall)) return undefined
   return {
     _tag: "Call",

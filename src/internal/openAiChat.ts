@@ -18,7 +18,7 @@ import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import { dumps } from "./pythonJson.js"
-import { maxDepth, tooDeep, total } from "./wireInput.js"
+import { copyJsonObject, isPlainObject, maxDepth, tooDeep, total } from "./wireInput.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
@@ -966,11 +966,7 @@ type Plain = { readonly [key: string]: unknown }
  * A plain object: what `JSON.parse` builds. Reading a key of one reads an own key, as the Schema
  * decode does (an object with another prototype may inherit keys, and goes to the Schema decode).
  */
-const isPlain = (u: unknown): u is Plain => {
-  if (typeof u !== "object" || u === null) return false
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
+const isPlain: (u: unknown) => u is Plain = isPlainObject
 
 const hasOwn = (o: Plain, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
@@ -1125,45 +1121,6 @@ const isParsedJson = (value: unknown, depth: number): boolean => {
   }
 }
 
-/**
- * A JSON value (at `depth`) copied as the Schema decode copies it (new arrays and objects, keys in
- * the same order), or `undefined` when it is not one, holds an object that is not plain, or nests
- * deeper than `maxDepth`.
- */
-const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return value
-    case "number":
-      return Number.isFinite(value) ? value : undefined
-    case "object": {
-      if (value === null) return null
-      if (depth > maxDepth) return undefined
-      if (Array.isArray(value)) {
-        const items: ReadonlyArray<unknown> = value
-        const copy: Array<Json.JsonValue> = new Array(items.length)
-        for (let i = 0; i < items.length; i++) {
-          const item = copyJson(items[i], depth + 1)
-          if (item === undefined) return undefined
-          copy[i] = item
-        }
-        return copy
-      }
-      if (!isPlain(value)) return undefined
-      const copy: { [key: string]: Json.JsonValue } = {}
-      for (const key in value) {
-        const item = copyJson(value[key], depth + 1)
-        if (item === undefined) return undefined
-        copy[key] = item
-      }
-      return copy
-    }
-    default:
-      return undefined
-  }
-}
-
 /** Tool-call arguments (at `functionDepth + 1`): a JSON string of an object, or an object. */
 const walkArguments = (raw: unknown): Json.JsonObject | undefined => {
   if (typeof raw === "string") {
@@ -1177,7 +1134,7 @@ const walkArguments = (raw: unknown): Json.JsonObject | undefined => {
     // `parseArguments` checks the depth from the parsed value itself
     return isPlain(parsed) && isParsedJson(parsed, 0) ? parsed as Json.JsonObject : undefined
   }
-  return isPlain(raw) ? copyJson(raw, functionDepth + 1) as Json.JsonObject | undefined : undefined
+  return copyJsonObject(raw, functionDepth + 1)
 }
 
 const walkToolCall = (call: unknown): Block.ToolCallBlock | undefined => {

@@ -21,6 +21,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as ConversionError from "../ConversionError.js"
+import type * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
 
 /**
@@ -141,4 +142,67 @@ export const total = <A, E>(
       })
     )
   }
+}
+
+// -----------------------------------------------------------------------------
+// the fast decoders' shared pieces (docs/performance.md, "What changed", decoders)
+// -----------------------------------------------------------------------------
+
+/**
+ * A plain object, as `JSON.parse` builds them: its prototype is `Object.prototype` or `null`, so a
+ * property read finds what the Schema decode finds. An object with another prototype (a class
+ * instance, a `Date`) may inherit keys, and is left to the Schema decode.
+ */
+export const isPlainObject = (u: unknown): u is { readonly [key: string]: unknown } => {
+  if (typeof u !== "object" || u === null) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+const hasOwnProperty = Object.prototype.hasOwnProperty
+
+/**
+ * A copy of a JSON value found at `depth`, as the Schema decode of `Json.JsonValue` makes it: new
+ * arrays and objects, keys in the same order. `undefined` means "leave this input to the Schema
+ * decode": the value is not JSON made of arrays and plain objects, or nests deeper than
+ * {@link maxDepth} (or is cyclic). Keys are copied by assignment, as the Schema decode copies them,
+ * so an own `__proto__` key (which `JSON.parse` makes) sets the copy's prototype in both.
+ */
+export const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value
+    case "number":
+      return Number.isFinite(value) ? value : undefined
+    case "object": {
+      if (value === null) return null
+      if (!Array.isArray(value)) return copyJsonObject(value, depth)
+      if (depth > maxDepth) return undefined
+      const items: ReadonlyArray<unknown> = value
+      const copy: Array<Json.JsonValue> = new Array(items.length)
+      for (let i = 0; i < items.length; i++) {
+        const item = copyJson(items[i], depth + 1)
+        if (item === undefined) return undefined
+        copy[i] = item
+      }
+      return copy
+    }
+    default:
+      return undefined
+  }
+}
+
+/** A copy of a JSON object found at `depth`, as {@link copyJson} makes it. */
+export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject | undefined => {
+  if (!isPlainObject(value) || depth > maxDepth) return undefined
+  const copy: { [key: string]: Json.JsonValue } = {}
+  // the own keys, in `Object.keys` order, without allocating their array
+  for (const key in value) {
+    if (!hasOwnProperty.call(value, key)) continue
+    const item = copyJson(value[key], depth + 1)
+    if (item === undefined) return undefined
+    copy[key] = item
+  }
+  return copy
 }
