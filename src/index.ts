@@ -144,3 +144,10 @@ export * as Tool from "./Tool.js"
  * @since 0.1.0
  */
 export * as Server from "./Server.js"
+
+/**
+ * A model's answer in canonical form: the assistant turn, stop reason, usage, refusal.
+ *
+ * @since 0.2.0
+ */
+export * as ModelResponse from "./ModelResponse.js"
