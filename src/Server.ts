@@ -41,12 +41,14 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Environment from "./Environment.js"
 import * as App from "./internal/server/app.js"
 import * as Compiled from "./internal/server/compiled.js"
+import * as Replica from "./internal/server/replica.js"
 
 /**
  * The reference SDK version whose protocol this server speaks, reported by `/version`.
@@ -84,6 +86,18 @@ export interface Options {
   readonly version?: string | undefined
   /** Trace every request with a span, as `@effect/platform` does by default (default off). */
   readonly tracing?: boolean | undefined
+  /**
+   * This replica's route key, when several replicas serve behind one proxy: session ids are minted
+   * as `<routeKey>.<uuid>` so the proxy can send each session's requests to the replica that holds
+   * it (docs/deploying.md). One to 64 letters, digits, `_` or `-`. Default: the
+   * `OPENREWARD_ROUTE_KEY` environment variable, else none (bare uuids, as the reference mints).
+   */
+  readonly routeKey?: string | undefined
+  /**
+   * How long shutdown waits for running tool calls to finish (default 30 s). Meanwhile `/health`
+   * answers 503 `draining`, new sessions get 503 and new calls 410; then every session is torn down.
+   */
+  readonly drainTimeout?: Duration.DurationInput | undefined
 }
 
 const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
@@ -103,6 +117,23 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =
       version: options?.version ?? protocolVersion,
       buildSha: Option.getOrNull(buildSha)
     })
+  )
+
+/** The drain of a server, with its route key (from the options, else `OPENREWARD_ROUTE_KEY`) checked. */
+const drainOf = (options: Options | undefined): Effect.Effect<Replica.Drain, Environment.InvalidDefinition> =>
+  Effect.flatMap(
+    options?.routeKey !== undefined
+      ? Effect.succeed(Option.some(options.routeKey))
+      : Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_ROUTE_KEY")), () => Option.none<string>()),
+    (routeKey) =>
+      Option.isSome(routeKey) && !Replica.routeKeyPattern.test(routeKey.value)
+        ? Effect.fail(
+          new Environment.InvalidDefinition({
+            environment: null,
+            reason: "routeKey must be 1 to 64 letters, digits, '_' or '-'"
+          })
+        )
+        : Effect.succeed(new Replica.Drain(Option.getOrNull(routeKey), millis(options?.drainTimeout, "30 seconds")))
   )
 
 /**
@@ -163,14 +194,26 @@ export const make = <const Envs extends ReadonlyArray<Environment.Any>>(
   environments: Envs,
   options?: Options
 ): Effect.Effect<HttpApp.Default<never, Requirements<Envs>>, Environment.InvalidDefinition, Scope.Scope> =>
+  Effect.flatMap(drainOf(options), (drain) => makeWith(environments, options, drain))
+
+const makeWith = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs,
+  options: Options | undefined,
+  drain: Replica.Drain
+): Effect.Effect<HttpApp.Default<never, Requirements<Envs>>, Environment.InvalidDefinition, Scope.Scope> =>
   Effect.gen(function*() {
     const valid = yield* validate(environments)
     const settings = yield* settingsOf(options)
-    return (yield* App.make(valid.map(Compiled.compile), settings)) as HttpApp.Default<never, Requirements<Envs>>
+    return (yield* App.make(valid.map(Compiled.compile), settings, drain)) as HttpApp.Default<
+      never,
+      Requirements<Envs>
+    >
   })
 
 /**
- * Serve `environments` on the `HttpServer` the layer is given.
+ * Serve `environments` on the `HttpServer` the layer is given. When the layer is released (the
+ * program is interrupted, as `NodeRuntime.runMain` does on SIGTERM and SIGINT) the server drains
+ * first (see {@link Options.drainTimeout}), then tears every session down, then stops serving.
  *
  * @category layers
  * @since 0.1.0
@@ -181,9 +224,15 @@ export const layer = <const Envs extends ReadonlyArray<Environment.Any>>(
 ): Layer.Layer<never, Environment.InvalidDefinition, HttpServer.HttpServer | Requirements<Envs>> =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const app = yield* make(environments, options)
+      const drain = yield* drainOf(options)
+      // The sessions live in their own scope, closed after the drain and before serving stops, so
+      // that requests arriving during the teardown are still answered (503), not left hanging.
+      const sessions = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(sessions, Exit.void)) // if serving failed to start
+      const app = yield* makeWith(environments, options, drain).pipe(Scope.extend(sessions))
       const serve = HttpServer.serveEffect(app)
       yield* options?.tracing === true ? serve : HttpMiddleware.withTracerDisabledWhenEffect(serve, () => true)
+      yield* Effect.addFinalizer(() => Effect.zipRight(drain.drain(), Scope.close(sessions, Exit.void)))
     })
   )
 

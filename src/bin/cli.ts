@@ -18,6 +18,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -30,6 +31,7 @@ import { pathToFileURL } from "node:url"
 import * as Environment from "../Environment.js"
 import * as Format from "../Format.js"
 import * as Convert from "../internal/cli/convert.js"
+import * as Signals from "../internal/cli/signals.js"
 import * as Server from "../Server.js"
 
 const to = Options.choice("to", Format.targets).pipe(
@@ -132,6 +134,31 @@ const loadModule = (file: string) =>
     return Effect.succeed({ environments, layer })
   }))
 
+/**
+ * A Node server that closes promptly at shutdown. A request that arrives while no handler is
+ * attached (after serving stopped, on a connection kept alive from before) is answered 503 and its
+ * connection closed, rather than left unanswered, which would keep the server from ever closing.
+ * And once closing, connections that go idle are closed at once: Node closes only those idle when
+ * `close` is called, and would keep a response that finishes later open for the keep-alive timeout.
+ */
+const nodeServer = () => {
+  const server = createServer()
+  server.on("request", (_request, response) => {
+    if (server.listenerCount("request") > 1) return
+    response.writeHead(503, { "content-type": "application/json", connection: "close" })
+    response.end("{\"detail\":\"Server is shutting down\"}")
+  })
+  const close = server.close.bind(server)
+  server.close = (callback) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50)
+    return close((error) => {
+      clearInterval(sweep)
+      callback?.(error)
+    })
+  }
+  return server
+}
+
 const describe = (error: { readonly message: string; readonly cause?: unknown }): string =>
   error.message !== "" ? error.message : error.cause instanceof Error ? error.cause.message : String(error.cause)
 
@@ -145,15 +172,32 @@ const serve = Command.make(
       Options.withDefault(8080),
       Options.withDescription("the port to listen on (0: one the system chooses, printed when serving starts)")
     ),
-    host: Options.text("host").pipe(Options.withDefault("0.0.0.0"), Options.withDescription("the address to listen on"))
+    host: Options.text("host").pipe(
+      Options.withDefault("0.0.0.0"),
+      Options.withDescription("the address to listen on")
+    ),
+    routeKey: Options.text("route-key").pipe(
+      Options.optional,
+      Options.withDescription(
+        "this replica's route key, minted into session ids (`<key>.<uuid>`) so a proxy can route each session to it " +
+          "(default: $OPENREWARD_ROUTE_KEY, else none)"
+      )
+    ),
+    drainTimeout: Options.integer("drain-timeout").pipe(
+      Options.withDefault(30),
+      Options.withDescription("seconds that shutdown waits for running tool calls before tearing sessions down")
+    )
   },
   (args) =>
     Effect.gen(function*() {
       const { environments, layer } = yield* loadModule(args.module)
       const names = environments.map(Environment.key)
-      const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>).pipe(
+      const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>, {
+        routeKey: Option.getOrUndefined(args.routeKey),
+        drainTimeout: Duration.seconds(args.drainTimeout)
+      }).pipe(
         Layer.provide(layer as Layer.Layer<never>),
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: args.port, host: args.host })),
+        Layer.provideMerge(NodeHttpServer.layer(nodeServer, { port: args.port, host: args.host })),
         // the address actually bound, so that `--port 0` reports the port the system chose
         Layer.tap((context) => {
           const address = Context.get(context, HttpServer.HttpServer).address
@@ -161,10 +205,12 @@ const serve = Command.make(
           return Console.error(`serving ${names.join(", ")} on ${where}`)
         })
       ) as unknown as Layer.Layer<never, { readonly message: string; readonly cause?: unknown }>
+      yield* Signals.guard
       yield* Layer.launch(ServerLive).pipe(
-        Effect.onInterrupt(() => Console.error("shutting down: ending every session"))
+        Effect.onInterrupt(() => Console.error("shutting down: every session ended"))
       )
     }).pipe(
+      Effect.scoped,
       Effect.catchAll((error) =>
         Console.error(`error: ${describe(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
           process.exitCode = 1

@@ -30,6 +30,7 @@ import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
+import * as Replica from "./replica.js"
 import { type Record as SessionRecord, Sessions } from "./sessions.js"
 import * as Sse from "./sse.js"
 import * as Validation from "./validation.js"
@@ -192,7 +193,8 @@ const routeMethod = (path: string, envs: ReadonlyMap<string, Compiled>): string 
  */
 export const make = (
   compiled: ReadonlyArray<Compiled>,
-  settings: Settings
+  settings: Settings,
+  drain: Replica.Drain = new Replica.Drain(null, 0)
 ): Effect.Effect<HttpApp.Default<never, unknown>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const envs = new Map(compiled.map((c) => [c.key, c] as const))
@@ -203,6 +205,11 @@ export const make = (
       returnErrors: settings.returnErrors
     })
     const registry = new Calls.Registry(settings.resultLinger, Protocol.chunkSize)
+    drain.running = () => {
+      let n = 0
+      for (const task of registry.tasks.values()) if (task.completedAt === undefined) n++
+      return n
+    }
 
     yield* Effect.addFinalizer(() => sessions.deleteAll())
     yield* Effect.forkScoped(
@@ -211,6 +218,7 @@ export const make = (
 
     // Answers that never change are built once: a response is immutable, so one serves every request.
     const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
+    const drainingHealth = jsonBytes(encode(JSON.stringify({ status: "draining" })), 503)
     const version = jsonBytes(encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha })))
     const environmentList = jsonBytes(encode(JSON.stringify(compiled.map((c) => c.key))))
     const toolsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.toolsBody))] as const))
@@ -254,6 +262,7 @@ export const make = (
               : stream(existing)
           )
         }
+        if (drain.draining) return Effect.fail(Replica.drainingNewCall)
         // Let a quick call finish before answering, so its stream is written in one piece.
         return Effect.flatMap(
           registry.start(sessions, record, work()),
@@ -313,7 +322,7 @@ export const make = (
     }
 
     const router = HttpRouter.empty.pipe(
-      HttpRouter.get("/health", Effect.succeed(health)),
+      HttpRouter.get("/health", Effect.sync(() => drain.draining ? drainingHealth : health)),
       HttpRouter.get("/version", Effect.succeed(version)),
       HttpRouter.get("/list_environments", Effect.succeed(environmentList)),
       HttpRouter.post(
@@ -327,11 +336,12 @@ export const make = (
       ),
       HttpRouter.post(
         "/create_session",
-        Effect.sync(() =>
-          HttpServerResponse.text(
-            Sse.frame("task_id", globalThis.crypto.randomUUID()) + Sse.frame("end", ""),
-            sseOptions
-          )
+        Effect.suspend(() =>
+          drain.draining
+            ? Effect.fail(Replica.drainingNewSession)
+            : Effect.succeed(
+              HttpServerResponse.text(Sse.frame("task_id", drain.mint()) + Sse.frame("end", ""), sseOptions)
+            )
         )
       ),
       HttpRouter.post(
@@ -358,6 +368,7 @@ export const make = (
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
           const payload = yield* validateCreate(body)
+          if (drain.draining) return yield* Replica.drainingNewSession
           if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
           const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
           if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
@@ -514,6 +525,7 @@ export const make = (
     const app: HttpApp.Default<never, unknown> = Effect.flatMap(
       HttpServerRequest.HttpServerRequest,
       (request) => {
+        if (drain.closed) return Effect.succeed(toResponse(Replica.shuttingDown))
         const [path, query] = pathOf(request.url)
         const slash = path.indexOf("/", 1)
         const first = path.slice(1, slash === -1 ? undefined : slash).toLowerCase()
