@@ -61,6 +61,28 @@ describe("Replica", () => {
       yield* Scope.close(bare.scope, Exit.void)
     }))
 
+  it.live("an unknown session id with this replica's route key is gone (410: ended, or minted before a restart)", () =>
+    Effect.gen(function*() {
+      const keyed = yield* start({ routeKey: "r1" })
+      const gone = "{\"detail\":\"Session gone: it ended, or its replica restarted\"}"
+      assert.deepStrictEqual(yield* keyed.request("POST", "/ping", {}, "r1.from-before-a-restart"), {
+        status: 410,
+        body: gone
+      })
+      const call = yield* keyed.request("POST", "/replicated/call", { name: "work", input: { step: 1 } }, "r1.x")
+      assert.strictEqual(call.status, 410)
+      // ids without the key are the reference's 404
+      const other = yield* keyed.request("POST", "/ping", {}, "r2.elsewhere")
+      assert.deepStrictEqual(other, { status: 404, body: "{\"detail\":\"Active environment not found\"}" })
+      // a session of this replica, after it ended
+      const sid = sidOf((yield* keyed.request("POST", "/create_session", {})).body)
+      assert.strictEqual((yield* keyed.request("POST", "/create", { split: "train", index: 0 }, sid)).status, 200)
+      assert.strictEqual((yield* keyed.request("POST", "/ping", {}, sid)).status, 200)
+      assert.strictEqual((yield* keyed.request("POST", "/delete", {}, sid)).status, 200)
+      assert.deepStrictEqual(yield* keyed.request("POST", "/ping", {}, sid), { status: 410, body: gone })
+      yield* Scope.close(keyed.scope, Exit.void)
+    }))
+
   it.effect("a route key that cannot sit in a session id and an nginx map is refused at start", () =>
     Effect.gen(function*() {
       for (const routeKey of ["", "a.b", "a b", "x".repeat(65), "ü"]) {

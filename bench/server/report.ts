@@ -89,7 +89,7 @@ export const perCoreRatio = (a: ReadonlyArray<Measured>, b: ReadonlyArray<Measur
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
 
 /** Milliseconds with two decimals. */
-export const ms = (n: number): string => n.toFixed(2)
+export const ms = (n: number | null): string => (n === null || !Number.isFinite(n) ? "-" : n.toFixed(2))
 
 /** A ratio: `3.41x`. */
 export const times = (n: number): string => `${n.toFixed(2)}x`

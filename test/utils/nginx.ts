@@ -9,7 +9,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 
-const root = path.resolve(__dirname, "../..")
+const root = path.resolve(import.meta.dirname, "../..")
 
 /** The deploy/ configuration, pointed at `port` and at the replicas' `replicaPorts` (r1, r2, r3). */
 export const render = (port: number, replicaPorts: readonly [number, number, number]): string => {

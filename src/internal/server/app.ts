@@ -202,7 +202,8 @@ export const make = (
     const sessions = new Sessions({
       idleTimeout: settings.idleTimeout,
       setupWaitTimeout: settings.setupWaitTimeout,
-      returnErrors: settings.returnErrors
+      returnErrors: settings.returnErrors,
+      unknown: (sid) => drain.lost(sid)
     })
     const registry = new Calls.Registry(settings.resultLinger, Protocol.chunkSize)
     drain.running = () => {

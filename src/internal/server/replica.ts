@@ -45,6 +45,11 @@ export const drainingNewCall: HttpFailure = fail(410, "Session ended: the server
 export const shuttingDown: HttpFailure = fail(503, "Server is shutting down", { "retry-after": "1" })
 
 /**
+ * @internal
+ */
+export const sessionLost: HttpFailure = fail(410, "Session gone: it ended, or its replica restarted")
+
+/**
  * The drain state of one server.
  *
  * @internal
@@ -63,6 +68,16 @@ export class Drain {
   mint(): string {
     const id = globalThis.crypto.randomUUID()
     return this.routeKey === null ? id : `${this.routeKey}.${id}`
+  }
+
+  /**
+   * The answer for an unknown session id that carries this replica's route key: this replica (or
+   * an earlier run of it under the same key, before a restart) minted it, so the session is gone.
+   * 410, so that clients end the session rather than retry it; other unknown ids get the
+   * reference's 404.
+   */
+  lost(sid: string): HttpFailure | undefined {
+    return this.routeKey !== null && sid.startsWith(`${this.routeKey}.`) ? sessionLost : undefined
   }
 
   /**

@@ -35,6 +35,8 @@ export interface Config {
   readonly idleTimeout: number
   readonly setupWaitTimeout: number
   readonly returnErrors: Errors.Mode
+  /** The answer for a session id that is not known (default: the reference's 404). */
+  readonly unknown?: ((sid: string) => HttpFailure | undefined) | undefined
 }
 
 /**
@@ -154,7 +156,7 @@ export class Sessions {
   private touch(sid: string): Effect.Effect<Record, HttpFailure> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const record = this.records.get(sid)
-      if (record === undefined) return Effect.fail(notFound)
+      if (record === undefined) return Effect.fail(this.config.unknown?.(sid) ?? notFound)
       record.lastSeen = now
       return Effect.succeed(record)
     })
