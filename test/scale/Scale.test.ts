@@ -143,6 +143,26 @@ afterAll(async () => {
   killAll()
 })
 
+describe("deploy/", () => {
+  it("the Kubernetes router's nginx configuration is valid (nginx -t; its DNS names resolve only in a cluster)", async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, "router-"))
+    const conf = fs.readFileSync(path.join(root, "deploy/kubernetes/router.conf"), "utf8")
+      .replace("resolver kube-dns.kube-system.svc.cluster.local", "resolver 127.0.0.1")
+      .replaceAll("/tmp/", `${dir}/`)
+      .replace("listen 8080;", "listen 127.0.0.1:8080;")
+    fs.writeFileSync(path.join(dir, "nginx.conf"), conf)
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(
+        "nginx",
+        ["-t", "-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", "stderr"],
+        (error, _out, stderr) => resolve({ code: error === null ? 0 : 1, stderr })
+      )
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.include(result.stderr, "test is successful")
+  })
+})
+
 describe("scale-out behind nginx", () => {
   it("300 sessions of the reference client (and 30 of ours): each lands on one replica and stays there", async () => {
     const [python, typescript] = await Promise.all([reference(nginx.url, 300, 5, 0), ours(nginx.url, 30, 5, 0)])
