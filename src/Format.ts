@@ -15,6 +15,13 @@
  * }
  * ```
  *
+ * ```text output
+ * openai [{"role":"system","content":"Be terse."},{"role":"user","content":"Hi"}]
+ * openrouter [{"role":"system","content":"Be terse."},{"role":"user","content":"Hi"}]
+ * anthropic {"system":"Be terse.","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}
+ * google {"system_instruction":"Be terse.","contents":[{"role":"user","parts":[{"text":"Hi"}]}]}
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
