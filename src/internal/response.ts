@@ -42,10 +42,7 @@ export const rebase = <E extends ConversionError.DecodeError>(
   const mapped = blockIndex === undefined || !("blockIndex" in error) || error.blockIndex === undefined
     ? undefined
     : blockIndex(error.blockIndex)
-  if (mapped !== undefined) {
-    fields["blockIndex"] = mapped
-    if (typeof rest[1] === "number") rest[1] = mapped
-  }
+  if (mapped !== undefined) fields["blockIndex"] = mapped
   fields["path"] = [...prefix, ...rest]
   const Ctor = error.constructor as new(fields: Record<string, unknown>) => E
   return new Ctor(fields)
