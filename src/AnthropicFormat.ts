@@ -1059,3 +1059,58 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
+ * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
+ * caller chooses not to keep: `redacted_thinking` (opaque encrypted reasoning) and the server-tool
+ * blocks (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
+ * `code_execution_tool_result`, ...). Without it, such a block is an `UnsupportedContent` error.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends AnthropicResponse.ResponseOptions {}
+
+/**
+ * Read an Anthropic `Message`, as `messages.create` returns it, into a
+ * {@link ModelResponse.ModelResponse}: the assistant turn (its content read as {@link decode}
+ * reads an assistant message; a text block's `citations` kept in that block's `detail`), the stop
+ * reason (`end_turn` / `stop_sequence` → `stop`, `tool_use` → `tool_calls`, `max_tokens` /
+ * `model_context_window_exceeded` → `max_tokens`, `refusal` → `refusal` with
+ * `stop_details.explanation` as the refusal text, `pause_turn` → `pause`) and the usage
+ * (`inputTokens` counts cache reads and writes). Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  AnthropicResponse.decodeResponse(input, options)
+
+/**
+ * Fold a stream of `MessageStreamEvent`s (what `messages.create({ stream: true })` yields; from the
+ * SDK's async iterable with `Stream.fromAsyncIterable`) into the response {@link decodeResponse}
+ * gives for the same message sent whole. A stream that ends before `message_stop` fails with
+ * `IncompleteStream`.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  AnthropicStream.decodeStream(events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as AnthropicResponse from "./internal/anthropic/response.js"
+import * as AnthropicStream from "./internal/anthropic/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"
