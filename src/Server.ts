@@ -65,6 +65,13 @@ export const protocolVersion = "0.1.167"
 export interface Options {
   /** The largest request body accepted, in bytes; larger ones get 413 (default 32 MiB). */
   readonly maxBodySize?: number | undefined
+  /**
+   * How deeply a JSON body may nest arrays and objects; deeper ones get 400 "There was an error
+   * parsing the body", as the reference answers input nested deeper than its parser goes (default
+   * 512; the reference's parser stops near 10,000, but a JavaScript stack walking input that deep
+   * through Schemas does not hold).
+   */
+  readonly maxDepth?: number | undefined
   /** How long a session may go without a ping or session request before it is ended (default 900 s). */
   readonly idleTimeout?: Duration.DurationInput | undefined
   /** How often idle sessions and finished call results are swept (default 5 s). */
@@ -94,6 +101,7 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =
     Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_BUILD_SHA")), () => Option.none<string>()),
     (buildSha) => ({
       maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
+      maxDepth: options?.maxDepth ?? 512,
       idleTimeout: millis(options?.idleTimeout, "900 seconds"),
       reaperInterval: millis(options?.reaperInterval, "5 seconds"),
       setupWaitTimeout: millis(options?.setupWaitTimeout, "25 seconds"),
