@@ -621,6 +621,108 @@ layer(TestServer)("Server", (it) => {
         }
       }))
 
+    it.effect("integer fields coerce as pydantic's lax mode does (answers observed on the reference)", () =>
+      Effect.gen(function*() {
+        // Each index as JSON text, and what the reference (pydantic 2.14, lax) makes of it with three tasks.
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["\"0\"", "t0"],
+          ["true", "t1"],
+          ["false", "t0"],
+          ["1.0", "t1"],
+          ["\" 1 \"", "t1"],
+          ["\"\\t1\\n\"", "t1"],
+          ["\"\\u00a01\\u2003\"", "t1"],
+          ["\"\\u00851\"", "t1"],
+          ["\"+1\"", "t1"],
+          ["\"-1\"", "t2"],
+          ["\"-0\"", "t0"],
+          ["\"01\"", "t1"],
+          ["\"1.000\"", "t1"],
+          ["\"-1.0\"", "t2"],
+          ["\"1_0\"", "Invalid index"],
+          ["\"99999999999999999999999\"", "Invalid index"],
+          ["99999999999999999999999", "Invalid index"],
+          ["-99999999999999999999999", "Invalid index"],
+          ["\"1.5\"", "int_parsing"],
+          ["\"1e0\"", "int_parsing"],
+          ["\"0x1\"", "int_parsing"],
+          ["\"\"", "int_parsing"],
+          ["\"1.\"", "int_parsing"],
+          ["\".0\"", "int_parsing"],
+          ["\"1__0\"", "int_parsing"],
+          ["\"_1\"", "int_parsing"],
+          ["\"+ 1\"", "int_parsing"],
+          ["\"\\ufeff1\"", "int_parsing"],
+          ["\"\\u001f1\"", "int_parsing"],
+          ["\"\\u0661\"", "int_parsing"],
+          ["1.5", "int_from_float"],
+          ["null", "int_type"],
+          ["[0]", "int_type"],
+          ["{}", "int_type"]
+        ]
+        for (const [index, expected] of cases) {
+          const reply = yield* postRaw("/lab/task", `{"split":"train","index":${index}}`, "application/json")
+          const got = reply.status === 200
+            ? JSON.parse(reply.body).task.id
+            : reply.status === 400
+            ? detail(reply)
+            : (detail(reply) as any)[0].type
+          assert.strictEqual(got, expected, `index ${index}: ${reply.status} ${reply.body}`)
+        }
+        const int = yield* postRaw("/lab/task", "{\"split\":\"train\",\"index\":\"x\"}", "application/json")
+        assert.deepStrictEqual(detail(int), [{
+          type: "int_parsing",
+          loc: ["body", "index"],
+          msg: "Input should be a valid integer, unable to parse string as an integer",
+          input: "x"
+        }])
+        const float = yield* postRaw("/lab/task", "{\"split\":\"train\",\"index\":1.5}", "application/json")
+        assert.deepStrictEqual(detail(float), [{
+          type: "int_from_float",
+          loc: ["body", "index"],
+          msg: "Input should be a valid integer, got a number with a fractional part",
+          input: 1.5
+        }])
+        // Optional integers: null is None; the rest coerce alike.
+        const range = (body: string) =>
+          Effect.map(
+            postRaw("/lab/task_range", body, "application/json"),
+            (r) => r.status === 200 ? (JSON.parse(r.body).tasks as Array<{ id: string }>).map((t) => t.id) : r.body
+          )
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":\"1\",\"stop\":\"2.0\"}"), ["t1"])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":true,\"stop\":false}"), [])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":null,\"stop\":\" -1 \"}"), ["t0", "t1"])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":\"-99999999999999999999\"}"), [
+          "t0",
+          "t1",
+          "t2"
+        ])
+        // Strings are strict in pydantic's lax mode too: a number is not a split name.
+        const split = yield* postRaw("/lab/tasks", "{\"split\":1}", "application/json")
+        assert.strictEqual((detail(split) as any)[0].type, "string_type")
+        // /create: "0" is index 0; true is index 1, which Chat (one task) does not have: the reference's 400.
+        assert.deepStrictEqual(
+          JSON.parse(
+            (yield* postRaw("/create", "{\"split\":\"train\",\"index\":\"0\"}", "application/json", "lax-1")).body
+          ),
+          { sid: "lax-1" }
+        )
+        assert.strictEqual(
+          JSON.parse(
+            (yield* callTool("lax-1", "whoami")).result.output.blocks[0].text === "t0 opened-t0 Lab" ? "true" : "false"
+          ),
+          true
+        )
+        const chat = yield* postRaw(
+          "/create",
+          "{\"split\":\"train\",\"index\":true,\"env_name\":\"chat\"}",
+          "application/json",
+          "lax-2"
+        )
+        assert.strictEqual(chat.status, 400)
+        assert.strictEqual(detail(chat), "Invalid index")
+      }))
+
     it.effect("an index-only task source counts and fetches, and refuses to list", () =>
       Effect.gen(function*() {
         const list = yield* post("/big/tasks", { split: "train" })
