@@ -213,7 +213,9 @@ const GreetingLive = Layer.succeed(Greeting, { greet: (name) => `hello ${name}` 
 const Loopback = HttpServer.layerTestClient.pipe(
   Layer.provide(NodeHttpClient.layerWithoutAgent),
   Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: 64 })),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  Layer.provideMerge(
+    NodeHttpServer.layer(() => Server.withClientErrors(createServer()), { port: 0, host: "127.0.0.1" })
+  )
 )
 
 const TestServer = Server.layer(environments, { maxBodySize: 64 * 1024 }).pipe(
@@ -1004,6 +1006,30 @@ layer(TestServer)("Server", (it) => {
           ["connection: keep-alive"]
         )
         assert.isFalse(kept.closed)
+      }))
+
+    it.effect("a Content-Length shorter than the body: the request is answered, then the rest is a 400 with a detail", () =>
+      Effect.gen(function*() {
+        const request = (length: number, body: string) =>
+          `POST /lab/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`
+        const refused = "{\"detail\":\"Invalid HTTP request received.\"}"
+        // The whole JSON fits the length, and junk follows: the tasks, then the refusal.
+        const first = yield* rawExchange(request(17, "{\"split\":\"train\"}   junk"))
+        assert.isTrue(first.closed)
+        const [answered, rest] = first.wire.split("\r\n\r\n{\"tasks\"")
+        assert.match(answered!, /^HTTP\/1\.1 200 OK/)
+        assert.match(rest!, /HTTP\/1\.1 400 Bad Request\r\n/)
+        assert.include(rest!, "content-type: application/json")
+        assert.isTrue(rest!.endsWith(refused), rest)
+        // A length that cuts the JSON: its 422, then the refusal of what follows.
+        const second = yield* rawExchange(request(5, "{\"split\":\"train\"}"))
+        assert.match(second.wire, /^HTTP\/1\.1 422 /)
+        assert.include(second.wire, "\"type\":\"json_invalid\"")
+        assert.isTrue(second.wire.endsWith(refused), second.wire)
+        // A malformed request line alone.
+        const third = yield* rawExchange("NOT HTTP\r\n\r\n")
+        assert.match(third.wire, /^HTTP\/1\.1 400 Bad Request\r\n/)
+        assert.isTrue(third.wire.endsWith(refused), third.wire)
       }))
 
     it.effect("bodies nested beyond the depth limit are a 400 with a detail on every route that reads one", () =>
