@@ -60,12 +60,43 @@ export const Path = Schema.Array(Schema.Union(Schema.String, Schema.Number))
 export type Path = typeof Path.Type
 
 /**
- * The format an error is about: a provider, or `canonical` for the library's own wire shape.
+ * The TypeScript LLM toolkits this library bridges to: `effect-ai` (`@effect/ai`'s `Prompt`, the
+ * `openreward-effect/EffectAi` module) and `ai-sdk` (the Vercel AI SDK's `ModelMessage[]`, the
+ * `openreward-effect/AiSdk` module).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Bridge = Schema.Literal("effect-ai", "ai-sdk").annotations({ identifier: "Bridge" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Bridge = typeof Bridge.Type
+
+/**
+ * A format conversions go to and come from: a provider's wire shape or a toolkit's messages.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Target = Schema.Union(Provider.Provider, Bridge)
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Target = typeof Target.Type
+
+/**
+ * The format an error is about: a provider, a toolkit ({@link Bridge}), or `canonical` for the
+ * library's own wire shape.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const FormatName = Schema.Union(Provider.Provider, Schema.Literal("canonical"))
+export const FormatName = Schema.Union(Provider.Provider, Bridge, Schema.Literal("canonical"))
 
 /**
  * @category models
@@ -169,7 +200,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
 export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   "openreward-effect/ConversionError/UnsupportedBlock"
 )("UnsupportedBlock", {
-  format: Provider.Provider,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -194,7 +225,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
 export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   "openreward-effect/ConversionError/UnsupportedMessage"
 )("UnsupportedMessage", {
-  format: Provider.Provider,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   role: Schema.String,
@@ -218,7 +249,7 @@ export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
 export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>(
   "openreward-effect/ConversionError/UnmatchedToolResult"
 )("UnmatchedToolResult", {
-  format: Provider.Provider,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -243,7 +274,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
 export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>(
   "openreward-effect/ConversionError/InvalidToolArguments"
 )("InvalidToolArguments", {
-  format: Provider.Provider,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -267,7 +298,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
 export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   "openreward-effect/ConversionError/UnsupportedContent"
 )("UnsupportedContent", {
-  format: Provider.Provider,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.optional(Schema.Number),
