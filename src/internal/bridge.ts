@@ -228,7 +228,7 @@ export const isRemoteUrl = (data: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i
 // the tool-result JSON convention
 // -----------------------------------------------------------------------------
 
-const encodeContent = (block: Block.ContentBlock): Json.JsonObject =>
+export const encodeContent = (block: Block.ContentBlock): Json.JsonObject =>
   block.type === "text"
     ? { text: block.text, detail: block.detail, type: "text" }
     : { data: block.data, mimeType: block.mimeType, detail: block.detail, type: "image" }
@@ -283,6 +283,25 @@ export const resultBlocks = (result: unknown): ReadonlyArray<Block.ContentBlock>
   }
   const json = copyJson(result, 0)
   return json === undefined ? undefined : [Block.text(JSON.stringify(json))]
+}
+
+/**
+ * Content blocks from a JSON value that is not a plain string result: an array of canonical wire
+ * blocks is those blocks, any other value one text block of its JSON text (what providers show the
+ * model). `undefined` when the value is not JSON.
+ */
+export const jsonBlocks = (value: unknown): ReadonlyArray<Block.ContentBlock> | undefined =>
+  typeof value === "string" ? [Block.text(JSON.stringify(value))] : resultBlocks(value)
+
+/** Tool specs with unique names, or the index of the first repeated name. */
+export const repeatedName = (specs: ReadonlyArray<{ readonly name: string }>): number | undefined => {
+  const names = new Set<string>()
+  for (let i = 0; i < specs.length; i++) {
+    const name = specs[i]!.name
+    if (names.has(name)) return i
+    names.add(name)
+  }
+  return undefined
 }
 
 /** A JSON object copy of tool-call input, or `undefined` when it is not one. */
