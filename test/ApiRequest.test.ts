@@ -14,7 +14,6 @@ import {
   AnthropicFormat,
   ApiRequest,
   Block,
-  Client,
   Environment,
   GoogleFormat,
   Message,
@@ -22,10 +21,11 @@ import {
   OpenAiResponsesFormat,
   OpenRouterFormat,
   type Protocol,
-  Server,
   Tool,
   ToolFormat
 } from "openreward-effect"
+import * as Client from "openreward-effect/Client"
+import * as Server from "openreward-effect/Server"
 
 const right = <A, E>(either: Either.Either<A, E>): A => {
   if (Either.isLeft(either)) assert.fail(`expected Right, got ${String(either.left)}`)
