@@ -50,6 +50,7 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
+import * as Reasoning from "./internal/anthropic/reasoning.js"
 import * as AnthropicDecode from "./internal/anthropicDecode.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
@@ -514,6 +515,13 @@ export interface EncodeOptions {
    * Claude Opus 4.8 and later; text only).
    */
   readonly laterSystem?: "error" | "user" | "inline" | undefined
+  /**
+   * What to do with an assistant reasoning block without a signature, which the Messages API rejects
+   * (400) as a `thinking` block: `"send"` (default, as the reference): a `thinking` block without
+   * `signature`, for servers that accept it. `"text"`: a text block. `"omit"`: leave it out (a turn
+   * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
+   */
+  readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
 }
 
 /**
@@ -752,7 +760,10 @@ export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, ConversionError.EncodeError> => {
-  const encoded = encodeConversation(conversation, options)
+  const prepared = Reasoning.prepare(conversation, options?.unsignedReasoning)
+  const encoded: Either.Either<Wire, ConversionError.EncodeError> = Either.isLeft(prepared)
+    ? Either.left(prepared.left)
+    : encodeConversation(prepared.right, options)
   if (Either.isRight(encoded)) return encoded
   const placed = Conversation.validate(conversation)
   return Either.isLeft(placed) ? Either.left(placed.left) : encoded

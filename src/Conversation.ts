@@ -19,6 +19,10 @@
  * // canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: ...
  * ```
  *
+ * ```text output
+ * canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"

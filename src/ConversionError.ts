@@ -60,12 +60,13 @@ export const Path = Schema.Array(Schema.Union(Schema.String, Schema.Number))
 export type Path = typeof Path.Type
 
 /**
- * The format an error is about: a provider, or `canonical` for the library's own wire shape.
+ * The format an error is about: a provider format (or `openai-responses`), or `canonical` for the
+ * library's own wire shape.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const FormatName = Schema.Union(Provider.Provider, Schema.Literal("canonical"))
+export const FormatName = Schema.Union(Provider.Format, Schema.Literal("canonical"))
 
 /**
  * @category models
@@ -169,7 +170,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
 export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   "openreward-effect/ConversionError/UnsupportedBlock"
 )("UnsupportedBlock", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -194,7 +195,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
 export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   "openreward-effect/ConversionError/UnsupportedMessage"
 )("UnsupportedMessage", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   role: Schema.String,
@@ -244,7 +245,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
 export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>(
   "openreward-effect/ConversionError/InvalidToolArguments"
 )("InvalidToolArguments", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -268,7 +269,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
 export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   "openreward-effect/ConversionError/UnsupportedContent"
 )("UnsupportedContent", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.optional(Schema.Number),
