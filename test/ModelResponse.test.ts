@@ -419,7 +419,7 @@ describe("AnthropicFormat.decodeResponse", () => {
     assert.deepStrictEqual(r.message.blocks, [Block.text("I")])
   })
 
-  it("redacted thinking and server tool blocks: an error, or left out when asked", () => {
+  it("redacted thinking is kept (and encoded back); server tool blocks are an error, or left out when asked", () => {
     const withRedacted: Anthropic.Message = {
       ...message,
       content: [
@@ -437,14 +437,23 @@ describe("AnthropicFormat.decodeResponse", () => {
     }
     const e = left(AnthropicFormat.decodeResponse(withRedacted))
     assert.strictEqual(e._tag, "UnsupportedContent")
-    assert.deepStrictEqual(e._tag === "UnsupportedContent" && [e.path, e.contentType], [
-      ["content", 0],
-      "redacted_thinking"
+    assert.deepStrictEqual(e._tag === "UnsupportedContent" && [e.path, e.blockIndex, e.contentType], [
+      ["content", 1],
+      1,
+      "server_tool_use"
     ])
-    const e2 = left(AnthropicFormat.decodeResponse(withRedacted, { omit: ["redacted_thinking"] }))
-    assert.deepStrictEqual(e2._tag === "UnsupportedContent" && [e2.path, e2.blockIndex], [["content", 1], 1])
-    const r = right(AnthropicFormat.decodeResponse(withRedacted, { omit: ["redacted_thinking", "server_tool_use"] }))
-    assert.deepStrictEqual(r.message.blocks, [Block.text("Done.")])
+    const r = right(AnthropicFormat.decodeResponse(withRedacted, { omit: ["server_tool_use"] }))
+    const redacted = Block.reasoning("", { signature: "EmwK", detail: { anthropic: { redacted: true } } })
+    assert.deepStrictEqual(r.message.blocks, [redacted, Block.text("Done.")])
+    const sent = right(AnthropicFormat.encode([Message.user("q"), r.message]))
+    assert.deepStrictEqual(sent.messages[1]!.content, [
+      { type: "redacted_thinking", data: "EmwK" },
+      { type: "text", text: "Done." }
+    ])
+    const omitted = right(
+      AnthropicFormat.decodeResponse(withRedacted, { omit: ["redacted_thinking", "server_tool_use"] })
+    )
+    assert.deepStrictEqual(omitted.message.blocks, [Block.text("Done.")])
   })
 
   it("hostile input is a MalformedInput", () => {
