@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-// The published entry point runs the compiled CLI (`npm pack` builds dist/ first).
-// In a clone of the repository, use `npm run cli -- ...`, which runs the TypeScript sources directly.
+// The published entry point runs the compiled CLI (`npm install` in a clone and `npm pack` build
+// dist/ first). `npm run cli -- ...` runs this; `npm run cli:dev -- ...` runs the TypeScript sources.
 import "../dist/bin/cli.js"

@@ -16,6 +16,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -49,9 +50,14 @@ export const importModule = async (file: string): Promise<Record<string, unknown
     const code = (e as { readonly code?: unknown } | null)?.code
     if (!typeScript.test(file) || code !== "ERR_UNKNOWN_FILE_EXTENSION") throw e
   }
+  // tsx's ESM entry (its CommonJS one cannot register the ESM loader), found from the module's project
   let api: string
   try {
-    api = createRequire(absolute).resolve("tsx/esm/api")
+    const manifest = createRequire(absolute).resolve("tsx/package.json")
+    const exports = (JSON.parse(fs.readFileSync(manifest, "utf8")) as {
+      readonly exports?: { readonly "./esm/api"?: { readonly import?: { readonly default?: string } } }
+    }).exports
+    api = path.join(path.dirname(manifest), exports?.["./esm/api"]?.import?.default ?? "dist/esm/api/index.mjs")
   } catch {
     throw new Error(
       `Node ${process.version} cannot import TypeScript by itself, and tsx is not installed where ${file} is. ` +
@@ -59,14 +65,12 @@ export const importModule = async (file: string): Promise<Record<string, unknown
         "run Node 22.18 or later, or compile the module and serve the .js file"
     )
   }
-  const tsx = await import(pathToFileURL(api).href) as {
-    readonly register?: () => unknown
-    readonly default?: { readonly register?: () => unknown }
-  }
-  const register = tsx.register ?? tsx.default?.register
+  const tsx = await import(pathToFileURL(api).href) as { readonly register?: () => unknown }
+  const register = tsx.register
   if (register === undefined) throw new Error(`the tsx found at ${api} has no register()`)
   register()
-  return await import(url)
+  // a new URL: Node keeps the failed attempt's error for the first one
+  return await import(`${url}?tsx`)
 }
 
 /**
