@@ -6,16 +6,16 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { Format } from "openreward-effect"
-import type * as AnthropicFormat from "openreward-effect/AnthropicFormat"
-import type * as GoogleFormat from "openreward-effect/GoogleFormat"
-import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
-import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Readable, Writable } from "node:stream"
+import { Format } from "openreward-effect"
+import type * as AnthropicFormat from "openreward-effect/AnthropicFormat"
+import type * as GoogleFormat from "openreward-effect/GoogleFormat"
+import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
+import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
 import ts from "typescript"
 import * as Args from "../src/internal/cli/args.js"
 import { main } from "../src/internal/cli/main.js"
@@ -370,8 +370,12 @@ describe("cli options", () => {
       assert.strictEqual(dropped.code, 0, dropped.stderr)
       assert.deepStrictEqual(
         JSON.parse(dropped.stdout),
-        codecOutput(Either.map(Format.codecs[from as Args.Provider].decode(openrouter, { encryptedReasoning: "drop" }), (c) =>
-          JSON.parse(JSON.stringify(Format.write("canonical", c).pipe(Either.getOrThrow)))))
+        codecOutput(
+          Either.map(
+            Format.codecs[from as Args.Provider].decode(openrouter, { encryptedReasoning: "drop" }),
+            (c) => JSON.parse(JSON.stringify(Format.write("canonical", c).pipe(Either.getOrThrow)))
+          )
+        )
       )
     }
   })
@@ -380,9 +384,15 @@ describe("cli options", () => {
     for (
       const [args, message] of [
         [["--to", "openai", "--casing", "camel"], "--casing applies to --to google, not openai"],
-        [["--to", "openai", "--tool-result-images", "tool-message"], "--tool-result-images tool-message applies to --to openrouter only"],
+        [
+          ["--to", "openai", "--tool-result-images", "tool-message"],
+          "--tool-result-images tool-message applies to --to openrouter only"
+        ],
         [["--to", "google", "--later-system", "inline"], "--later-system inline applies to --to anthropic only"],
-        [["--from", "google", "--to", "openai", "--encrypted-reasoning", "drop"], "--encrypted-reasoning applies to --from openai or openrouter, not google"]
+        [
+          ["--from", "google", "--to", "openai", "--encrypted-reasoning", "drop"],
+          "--encrypted-reasoning applies to --from openai or openrouter, not google"
+        ]
       ] as const
     ) {
       const result = await cli(["convert", ...args], JSON.stringify(support))
@@ -398,15 +408,24 @@ describe("cli usage", () => {
   it("reports a usage error as one message and the command's usage, once, and exits 2", async () => {
     const file = write("ok.json", JSON.stringify(support))
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-      [["convert", "--to", "gpt", file], "--to must be one of openai, openrouter, anthropic, google, prompt, canonical; got \"gpt\""],
+      [
+        ["convert", "--to", "gpt", file],
+        "--to must be one of openai, openrouter, anthropic, google, prompt, canonical; got \"gpt\""
+      ],
       [["convert", file], "--to is required"],
-      [["convert", "--to", "openai", path.join(tmp, "missing.json")], `no such file: ${path.join(tmp, "missing.json")}`],
+      [
+        ["convert", "--to", "openai", path.join(tmp, "missing.json")],
+        `no such file: ${path.join(tmp, "missing.json")}`
+      ],
       [["convert", "--to", "openai", tmp], `${tmp} is a directory`],
       [["convert", "--to", "openai", "--color", file], "unknown option --color"],
       [["convert", "--to", "openai", "--jsonl=yes", file], "--jsonl takes no value"],
       [["convert", "--to", "openai", "--to", "google", file], "--to is given twice"],
       [["convert", "--to"], "--to needs a value"],
-      [["convert", "--to", "openai", file, file], `one FILE at most, got ${JSON.stringify(file)}, ${JSON.stringify(file)}`]
+      [
+        ["convert", "--to", "openai", file, file],
+        `one FILE at most, got ${JSON.stringify(file)}, ${JSON.stringify(file)}`
+      ]
     ]
     for (const [args, message] of cases) {
       const result = await cli(args)
@@ -417,7 +436,12 @@ describe("cli usage", () => {
         `openreward-effect convert: ${message}\n\n${usageLine}\nRun 'openreward-effect convert --help' for the options and examples.\n`
       )
     }
-    for (const [args, message] of [[["transmogrify"], "unknown command \"transmogrify\""], [[], "a command is required"]] as const) {
+    for (
+      const [args, message] of [[["transmogrify"], "unknown command \"transmogrify\""], [
+        [],
+        "a command is required"
+      ]] as const
+    ) {
       const result = await cli(args)
       assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stderr.split("\n")[0], `openreward-effect: ${message}`)
@@ -425,7 +449,10 @@ describe("cli usage", () => {
     }
     const serve = await cli(["serve", "--port", "eighty"])
     assert.strictEqual(serve.code, 2)
-    assert.strictEqual(serve.stderr.split("\n")[0], "openreward-effect serve: --port must be a whole number; got \"eighty\"")
+    assert.strictEqual(
+      serve.stderr.split("\n")[0],
+      "openreward-effect serve: --port must be a whole number; got \"eighty\""
+    )
     assert.include(serve.stderr, `Usage: ${Args.serve.usage}`)
   })
 
@@ -479,7 +506,14 @@ describe("cli processes", () => {
     ]) + "\n"
     const count = 12000
     const result = await new Promise<{ code: number | null; lines: number; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--max-old-space-size=48", compiled, "convert", "--to", "anthropic", "--jsonl"], {
+      const child = spawn(process.execPath, [
+        "--max-old-space-size=48",
+        compiled,
+        "convert",
+        "--to",
+        "anthropic",
+        "--jsonl"
+      ], {
         cwd: root
       })
       let lines = 0
@@ -530,7 +564,15 @@ describe("cli serve", () => {
   it("serves a TypeScript module from the compiled CLI, and shuts down gracefully on SIGINT", async () => {
     // plain `node` on Node 20 cannot import .ts: the CLI loads it through the project's tsx.
     // port 0: the system picks a free port and the CLI prints it, so parallel runs cannot collide
-    const child = spawn(process.execPath, [compiled, "serve", "examples/support.ts", "--port", "0", "--host", "127.0.0.1"], {
+    const child = spawn(process.execPath, [
+      compiled,
+      "serve",
+      "examples/support.ts",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1"
+    ], {
       cwd: root
     })
     let stderr = ""
@@ -538,7 +580,9 @@ describe("cli serve", () => {
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
     try {
       const deadline = Date.now() + 60_000
-      while (!/serving|openreward-effect serve:/.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      while (!/serving|openreward-effect serve:/.test(stderr) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
       const served = /serving dialogueenv, triviaenv, transcriptenv on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
       assert.isNotNull(served, stderr)
       const port = Number(served![1])
