@@ -78,7 +78,10 @@ const corpus = (name: string, line: (turns: number) => string): string => {
   let batch = ""
   for (let i = 0; i < conversations; i++) {
     batch += lines.get(turnsOf(i))!
-    if (batch.length > 1 << 22) (fs.writeSync(fd, batch), batch = "")
+    if (batch.length > 1 << 22) {
+      fs.writeSync(fd, batch)
+      batch = ""
+    }
   }
   fs.writeSync(fd, batch)
   fs.closeSync(fd)
@@ -236,7 +239,7 @@ const main = async () => {
     const chunk = fs.readFileSync(canonical)
     const fd = fs.openSync(file, "w")
     let written = 0
-    while (written < 1e9) (fs.writeSync(fd, chunk), written += chunk.length)
+    while (written < 1e9) written += fs.writeSync(fd, chunk)
     fs.closeSync(fd)
     process.stderr.write(`peak RSS on ${(written / 1e9).toFixed(2)} GB ...\n`)
     const hand = await measure(command("hand-written", ["--to", "openai", file]), false)
