@@ -188,8 +188,20 @@ describe("cli convert", () => {
     const error = Format.convert(rich, { from: "canonical", to: "google" })
     assert.isTrue(Either.isLeft(error))
     const { _tag, message } = (error as Either.Left<{ _tag: string; message: string }, unknown>).left
-    assert.strictEqual(result.stderr, `${_tag}: ${message}\n`)
+    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning)\n`)
     assert.match(result.stderr, /^UnsupportedBlock: google: message 1, block 0: /)
+  })
+
+  it("names the flag when the library's message names an option", async () => {
+    const google = await cli(["convert", "--to", "google"], JSON.stringify(rich))
+    assert.match(google.stderr, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning\)\n$/)
+    const anthropic = await cli(["convert", "--to", "anthropic"], JSON.stringify(laterSystem))
+    assert.match(anthropic.stderr, /set laterSystem to "user".* \(on the command line: --later-system\)\n$/)
+    const openai = await cli(["convert", "--to", "openai"], JSON.stringify(toolImage))
+    assert.match(
+      openai.stderr,
+      /set toolResultImages to "user-message".* \(on the command line: --tool-result-images\)\n$/
+    )
   })
 
   it("decodes a provider transcript with --from", async () => {

@@ -13,7 +13,7 @@
 import { StringDecoder } from "node:string_decoder"
 import type * as Conversation from "../../Conversation.js"
 import type * as ConversionError from "../../ConversionError.js"
-import type { Source, Target } from "./args.js"
+import { formatFlags, type Source, type Target } from "./args.js"
 
 /** What `convert` was asked to do. */
 export interface Options {
@@ -127,6 +127,21 @@ export const hint = (input: unknown, from: Source): string => {
   return ` (this looks like ${described[guess]}: ${pass})`
 }
 
+/**
+ * The library's messages name the options that would help (`set laterSystem to "user"`, `encode with
+ * { reasoning: "thought" }`): name the flags too.
+ */
+export const flagHint = (message: string, to: Target): string => {
+  const flags: Array<string> = []
+  for (const [, key] of message.matchAll(/(?:\bset |\{ )([a-zA-Z]+)(?: to |: )/g)) {
+    const flag = formatFlags.find((f) =>
+      f.key === key && f.appliesTo?.side === "to" && f.appliesTo.formats.includes(to)
+    )
+    if (flag !== undefined && !flags.includes(`--${flag.name}`)) flags.push(`--${flag.name}`)
+  }
+  return flags.length === 0 ? "" : ` (on the command line: ${flags.join(", ")})`
+}
+
 /** One conversation's text to its output JSON, or the failure's stderr line (without the newline). */
 const converter = (options: Options, read: Read, write: Write, space: number | undefined) =>
 (
@@ -149,7 +164,10 @@ const converter = (options: Options, read: Read, write: Write, space: number | u
     return { ok: false, error: `${error._tag}: ${where}${error.message}${hint(input, options.from)}` }
   }
   const output = write(conversation.right)
-  if (output._tag === "Left") return { ok: false, error: `${output.left._tag}: ${where}${output.left.message}` }
+  if (output._tag === "Left") {
+    const { _tag, message } = output.left
+    return { ok: false, error: `${_tag}: ${where}${message}${flagHint(message, options.to)}` }
+  }
   return { ok: true, json: JSON.stringify(output.right, null, space) }
 }
 
