@@ -15,6 +15,7 @@ import { Format } from "openreward-effect"
 import type * as AnthropicFormat from "openreward-effect/AnthropicFormat"
 import type * as GoogleFormat from "openreward-effect/GoogleFormat"
 import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
+import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
 import ts from "typescript"
 import * as Args from "../src/internal/cli/args.js"
@@ -147,6 +148,7 @@ const toolImage = [rich[0], toolOnly[1], {
     blocks: [text("label:"), { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }]
   }]
 }]
+const unsigned = [rich[0], { role: "assistant", blocks: [{ type: "reasoning", text: "Check." }, text("On it.")] }]
 const laterSystem = [...support.slice(0, 2), { role: "system", blocks: [text("Be brief.")] }, support[3]]
 
 describe("cli convert", () => {
@@ -303,6 +305,7 @@ describe("cli options", () => {
     & OpenRouterFormat.EncodeOptions
     & AnthropicFormat.EncodeOptions
     & GoogleFormat.EncodeOptions
+    & OpenAiResponsesFormat.EncodeOptions
     & OpenAiFormat.DecodeOptions
     & OpenRouterFormat.DecodeOptions
   > = {
@@ -317,6 +320,9 @@ describe("cli options", () => {
     toolCallIds: true,
     toolErrors: true,
     reasoning: true,
+    unsignedReasoning: true,
+    reasoningWithoutId: true,
+    systemRole: true,
     encryptedReasoning: true
   }
 
@@ -325,6 +331,7 @@ describe("cli options", () => {
     assert.deepStrictEqual([...Args.sources], [...Format.sources])
     assert.deepStrictEqual([...Args.targets], [...Format.targets])
     assert.deepStrictEqual([...Args.providers], [...Format.providers])
+    assert.deepStrictEqual([...Args.formats], Object.keys(Format.codecs))
   })
 
   // Each flag, on a conversation where it matters: the CLI writes what the codec writes with that
@@ -348,7 +355,11 @@ describe("cli options", () => {
     ["google", "system-instruction", "content", support],
     ["google", "tool-call-ids", true, toolOnly],
     ["google", "tool-errors", "error", failedTool],
-    ["google", "reasoning", "thought", rich]
+    ["google", "reasoning", "thought", rich],
+    ["anthropic", "unsigned-reasoning", "text", unsigned],
+    ["openai-responses", "reasoning-without-id", "text", rich],
+    ["openai-responses", "system-role", "developer", support],
+    ["openai-responses", "tool-arguments", "json", toolOnly]
   ]
   const codecOutput = (result: Either.Either<unknown, { readonly message: string }>) =>
     Either.match(result, { onLeft: (e) => `error: ${e.message}`, onRight: (wire) => wire })
@@ -422,7 +433,7 @@ describe("cli usage", () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [
         ["convert", "--to", "gpt", file],
-        "--to must be one of openai, openrouter, anthropic, google, prompt, canonical; got \"gpt\""
+        "--to must be one of openai, openrouter, anthropic, google, openai-responses, prompt, canonical; got \"gpt\""
       ],
       [["convert", file], "--to is required"],
       [

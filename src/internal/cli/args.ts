@@ -14,10 +14,11 @@ export const program = "openreward-effect"
 
 /** The formats, spelled out here so that parsing needs no library import (checked against `Format` by a test). */
 export const providers = ["openai", "openrouter", "anthropic", "google"] as const
-export type Provider = typeof providers[number]
-export const sources = ["canonical", ...providers] as const
+export const formats = [...providers, "openai-responses"] as const
+export type Provider = typeof formats[number]
+export const sources = ["canonical", ...formats] as const
 export type Source = typeof sources[number]
-export const targets = [...providers, "prompt", "canonical"] as const
+export const targets = [...formats, "prompt", "canonical"] as const
 export type Target = typeof targets[number]
 
 /** One value of a choice, and the formats that accept it (all the flag's formats when absent). */
@@ -81,7 +82,7 @@ export const formatFlags: ReadonlyArray<Flag> = [
     kind: "choice",
     choices: choice(["python", "json"]),
     default: "python",
-    appliesTo: { side: "to", formats: chat },
+    appliesTo: { side: "to", formats: [...chat, "openai-responses"] },
     description: "tool-call arguments as Python's json.dumps writes them (the reference) or as JSON.stringify"
   },
   {
@@ -92,6 +93,16 @@ export const formatFlags: ReadonlyArray<Flag> = [
     default: "string",
     appliesTo: { side: "to", formats: ["anthropic"] },
     description: "the system prompt as one string, or one text block per canonical block"
+  },
+  {
+    name: "unsigned-reasoning",
+    key: "unsignedReasoning",
+    kind: "choice",
+    choices: choice(["send", "text", "omit", "fail"]),
+    default: "send",
+    appliesTo: { side: "to", formats: ["anthropic"] },
+    description:
+      "a reasoning block without a signature: sent as thinking (the reference), as text, left out, or an error"
   },
   {
     name: "later-system",
@@ -144,6 +155,25 @@ export const formatFlags: ReadonlyArray<Flag> = [
     default: "error",
     appliesTo: { side: "to", formats: ["google"] },
     description: "reasoning blocks: an error (the reference), or thought parts with their signatures"
+  },
+  {
+    name: "reasoning-without-id",
+    key: "reasoningWithoutId",
+    kind: "choice",
+    choices: choice(["fail", "omit", "text"]),
+    default: "fail",
+    appliesTo: { side: "to", formats: ["openai-responses"] },
+    description:
+      "a reasoning block that did not come from a Responses reasoning item: an error, left out, or sent as text"
+  },
+  {
+    name: "system-role",
+    key: "systemRole",
+    kind: "choice",
+    choices: choice(["system", "developer"]),
+    default: "system",
+    appliesTo: { side: "to", formats: ["openai-responses"] },
+    description: "the role system turns are sent with"
   },
   {
     name: "encrypted-reasoning",

@@ -48,6 +48,8 @@ const codecModule = (provider: string) => {
       return import("../../OpenRouterFormat.js").then((m) => m.codec)
     case "anthropic":
       return import("../../AnthropicFormat.js").then((m) => m.codec)
+    case "openai-responses":
+      return import("../../OpenAiResponsesFormat.js").then((m) => m.codec)
     default:
       return import("../../GoogleFormat.js").then((m) => m.codec)
   }
@@ -79,6 +81,7 @@ const loadWrite = async (options: Options): Promise<Write> => {
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+const responsesItems = new Set(["message", "function_call", "function_call_output", "reasoning"])
 const anthropicTypes = new Set(["tool_use", "tool_result", "thinking", "redacted_thinking"])
 
 /**
@@ -88,6 +91,7 @@ const anthropicTypes = new Set(["tool_use", "tool_result", "thinking", "redacted
 export const looksLike = (input: unknown): Source | undefined => {
   if (isRecord(input)) {
     if (Array.isArray(input["contents"])) return "google"
+    if (Array.isArray(input["input"])) return "openai-responses"
     if (!Array.isArray(input["messages"])) return undefined
     if ("system" in input) return "anthropic"
     return looksLike(input["messages"]) ?? "openai"
@@ -96,6 +100,7 @@ export const looksLike = (input: unknown): Source | undefined => {
   for (const message of input.slice(0, 50)) {
     if (!isRecord(message)) return undefined
     if ("blocks" in message) return "canonical"
+    if (typeof message["type"] === "string" && responsesItems.has(message["type"])) return "openai-responses"
     if ("parts" in message) return "google"
     if ("tool_calls" in message || message["role"] === "tool" || message["role"] === "system") return "openai"
     const content = message["content"]
@@ -116,7 +121,8 @@ const described: { readonly [S in Source]: string } = {
   openai: "an OpenAI chat transcript",
   openrouter: "an OpenRouter chat transcript",
   anthropic: "an Anthropic request",
-  google: "a Gemini request"
+  google: "a Gemini request",
+  "openai-responses": "an OpenAI Responses input"
 }
 
 /** A hint for input that failed to read as `from` and looks like another format. */

@@ -9,7 +9,9 @@
  * @internal
  */
 import * as fs from "node:fs"
+import { version } from "../version.js"
 import * as Args from "./args.js"
+import type * as ServeModule from "./serve.js"
 
 /** Where the command line reads and writes. */
 export interface Io {
@@ -18,10 +20,8 @@ export interface Io {
   readonly stderr: NodeJS.WritableStream
 }
 
-/** The version in package.json (two directories above this module, in `src/` and in `dist/` alike). */
-export const version = (): string =>
-  (JSON.parse(fs.readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string })
-    .version
+/** The optional peers `serve` imports (the library and `convert` need only `effect`). */
+export const servePeers = ["@effect/platform", "@effect/platform-node", "@effect/experimental"]
 
 /** Why `file` cannot be read, or `undefined` when it can. */
 const unreadable = (file: string): string | undefined => {
@@ -46,7 +46,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
       io.stdout.write(parsed.text)
       return 0
     case "Version":
-      io.stdout.write(`${Args.program} ${version()}\n`)
+      io.stdout.write(`${Args.program} ${version}\n`)
       return 0
     case "UsageError":
       io.stderr.write(Args.usageText(parsed.message, parsed.command))
@@ -61,7 +61,20 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     }
   }
   if (command === Args.serve) {
-    const Serve = await import("./serve.js")
+    let Serve: typeof ServeModule
+    try {
+      Serve = await import("./serve.js")
+    } catch (e) {
+      const missing = /Cannot find package '(@effect\/[a-z-]+)'/.exec(e instanceof Error ? e.message : "")
+      if (missing === null) throw e
+      io.stderr.write(
+        `${Args.program} serve: needs ${
+          missing[1]
+        }, an optional peer; install the server's peers next to the library:\n` +
+          `  npm install ${servePeers.join(" ")}\n`
+      )
+      return 1
+    }
     Serve.run({ module: positional!, port: values["port"] as number, host: values["host"] as string })
     return undefined
   }
