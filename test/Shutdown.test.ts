@@ -1,6 +1,8 @@
 /**
- * Graceful shutdown, for every way the README and docs start a server: `npm run cli -- serve`,
- * the CLI process itself, and a program that runs `Server.serve` with `NodeRuntime.runMain`.
+ * Graceful shutdown, for every way the README and docs start a server: `npm run cli -- serve` (the
+ * compiled CLI that `npm install` builds), `npm run cli:dev -- serve` (the sources through tsx),
+ * the CLI process itself (compiled, and from source), and a program that runs `Server.serve` with
+ * `NodeRuntime.runMain`.
  * SIGTERM (a process manager) and SIGINT (Ctrl-C, which a terminal sends to the whole process
  * group) each drain, tear every session down and exit 0, leaving the port free and no process
  * behind (through npm, too: the `cli` script `exec`s node, so npm's signal reaches the server).
@@ -25,7 +27,9 @@ interface Served {
   readonly lines: () => ReadonlyArray<string>
 }
 
-const serve = async (how: "npm" | "cli" | "program", extra: ReadonlyArray<string> = []): Promise<Served> => {
+type Way = "npm" | "npm-dev" | "bin" | "cli" | "program"
+
+const serve = async (how: Way, extra: ReadonlyArray<string> = []): Promise<Served> => {
   const log = path.join(tmp, `log-${logs++}`)
   const env = { ...process.env, OPENREWARD_TEST_LOG: log }
   const args = ["serve", fixture, "--port", "0", "--host", "127.0.0.1", ...extra]
@@ -46,6 +50,10 @@ const serve = async (how: "npm" | "cli" | "program", extra: ReadonlyArray<string
   } else {
     child = how === "npm"
       ? start("npm", ["run", "--silent", "cli", "--", ...args], { env })
+      : how === "npm-dev"
+      ? start("npm", ["run", "--silent", "cli:dev", "--", ...args], { env })
+      : how === "bin"
+      ? start("node", ["bin/openreward-effect.js", ...args], { env })
       : start("node", ["--import", "tsx", "src/bin/cli.ts", ...args], { env })
     port = Number((await child.waitFor(/serving replicated on http:\/\/127\.0\.0\.1:(\d+)/))[1])
   }
@@ -112,14 +120,23 @@ describe.concurrent("graceful shutdown", () => {
     await checkClean(served, pid, ["s1"])
   }, 120_000)
 
-  it("the CLI process itself, SIGTERM and SIGINT", async () => {
-    for (const name of ["SIGTERM", "SIGINT"] as const) {
-      const served = await serve("cli")
+  it("npm run cli:dev -- serve (the sources through tsx), SIGTERM to npm and Ctrl-C", async () => {
+    for (const [name, group] of [["SIGTERM", false], ["SIGINT", true]] as const) {
+      const served = await serve("npm-dev")
+      const pid = await open(served, "s1")
+      signal(served, name, group)
+      await checkClean(served, pid, ["s1"])
+    }
+  }, 180_000)
+
+  it("the CLI process itself, compiled (bin/openreward-effect.js) and from source, SIGTERM and SIGINT", async () => {
+    for (const [how, name] of [["bin", "SIGTERM"], ["bin", "SIGINT"], ["cli", "SIGTERM"], ["cli", "SIGINT"]] as const) {
+      const served = await serve(how)
       const pid = await open(served, "s1")
       signal(served, name)
       await checkClean(served, pid, ["s1"])
     }
-  }, 180_000)
+  }, 240_000)
 
   it("a program running Server.serve with NodeRuntime.runMain, SIGTERM and Ctrl-C", async () => {
     for (const [name, group] of [["SIGTERM", false], ["SIGINT", true]] as const) {
