@@ -16,11 +16,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as Conversation from "../../Conversation.js"
+import type * as Conversation from "../../Conversation.js"
 import type * as Environment from "../../Environment.js"
 import * as Prompt from "../../Prompt.js"
+import * as Canonical from "../decodeCanonical.js"
 import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
@@ -79,8 +79,8 @@ const exists = fail(400, "Session already exists")
 const deleted = fail(410, "Session deleted")
 const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
 
-const encodePrompt = Schema.encodeEither(Prompt.Prompt)
-const encodeConversation = Schema.encodeEither(Conversation.Conversation)
+const encodePrompt = Canonical.encodePromptEither
+const encodeConversation = Canonical.encodeConversationEither
 
 /**
  * @internal
