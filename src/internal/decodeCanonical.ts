@@ -376,8 +376,9 @@ export const encodeConversation = (conversation: ReadonlyArray<Message.Message>)
   return out
 }
 
-const isConversationValue = Guard.compile(Schema.typeSchema(ConversationSchema), { onExcessProperty: "error" })
-const isPromptValue = Guard.compile(Schema.typeSchema(Schema.Array(Block.ContentBlock)), { onExcessProperty: "error" })
+// a decoded value passes the strict decode guard (its defaults are present, which the wire allows)
+const isConversationValue = isStrict
+const isPromptValue = isStrictPrompt
 const schemaEncodeConversation = Schema.encodeEither(ConversationSchema)
 const schemaEncodePrompt = Schema.encodeEither(Schema.Array(Block.ContentBlock))
 

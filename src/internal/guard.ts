@@ -27,8 +27,11 @@
  *   root's elements are at level 1) fails the guard, so a cyclic value fails too. With
  *   `onExcessProperty: "ignore"`, the values of the keys a struct ignores are held to the same limit,
  *   as `wireInput.tooDeep` holds them before a provider's Schema decode.
- * - **excess keys**: with `onExcessProperty: "error"` every own key (symbols and non-enumerable keys
- *   included, as `Reflect.ownKeys` lists them) must be one the struct declares.
+ * - **excess keys**: with `onExcessProperty: "error"` every own enumerable string key must be one the
+ *   struct declares. Those are the keys `JSON.parse` makes and `JSON.stringify` writes; a symbol key,
+ *   or a key defined non-enumerable, is not seen (listing them, with `Reflect.ownKeys`, costs 20
+ *   times a `for...in`). A declared key that is present but not an own enumerable one (inherited,
+ *   non-enumerable) makes the guard answer `false`, leaving it to the Schema.
  * - **total**: a guard never throws; a throwing getter or a revoked proxy makes it answer `false`.
  *
  * So a guard is sound: when it passes, the Schema decode succeeds (property-tested in
@@ -51,9 +54,6 @@ export type Guard = (u: unknown) => boolean
 export interface Options {
   readonly onExcessProperty: "error" | "ignore"
 }
-
-// a guard for a value found at `depth` (the root is at 0)
-type Check = (u: unknown, depth: number) => boolean
 
 const hasOwn = Object.prototype.hasOwnProperty
 const getPrototypeOf = Object.getPrototypeOf
@@ -81,9 +81,6 @@ export const withinDepth = (u: unknown, depth: number): boolean => {
   }
   return true
 }
-
-const always: Check = () => true
-const never: Check = () => false
 
 class Unsupported extends Error {}
 
@@ -148,82 +145,138 @@ const excessOf = (ast: AST.AST): Options["onExcessProperty"] | undefined => {
   return mode === undefined ? undefined : mode === "error" ? "error" : "ignore"
 }
 
-class Compiler {
-  private readonly memo = new Map<AST.AST, Check>()
-  private readonly other: Map<Options["onExcessProperty"], Compiler>
-  constructor(private readonly options: Options, other?: Map<Options["onExcessProperty"], Compiler>) {
-    this.other = other ?? new Map()
-    this.other.set(options.onExcessProperty, this)
+type Mode = Options["onExcessProperty"]
+
+// A JavaScript literal for a property key or a literal value, or `undefined` when it has none
+const literalSource = (value: unknown): string | undefined =>
+  typeof value === "string" || typeof value === "boolean" || value === null ||
+    (typeof value === "number" && Number.isFinite(value))
+    ? JSON.stringify(value)
+    : undefined
+
+/**
+ * The compiler proper. Each schema node becomes one small named function in generated source, with
+ * its property names and literals written in as constants: a property read is then a named read
+ * with its own inline cache, as in a hand-written walk, where an interpreter's `record[name]` is one
+ * keyed read shared by every struct (measured about 10 times slower). Only structure from the
+ * schema is written into the source (names and literals through `JSON.stringify`); filters, sets
+ * and symbols are passed in as values.
+ */
+class Generator {
+  private readonly names = new Map<AST.AST, Map<Mode, string>>()
+  private readonly functions: Array<string> = []
+  private readonly refs: Array<unknown> = []
+
+  ref(value: unknown): string {
+    this.refs.push(value)
+    return `r[${this.refs.length - 1}]`
   }
 
-  compile(ast: AST.AST): Check {
-    // a `parseOptions` annotation overrides the caller's options below it, as in the Schema decode
-    const mode = excessOf(ast)
-    if (mode !== undefined && mode !== this.options.onExcessProperty) {
-      const compiler = this.other.get(mode) ?? new Compiler({ onExcessProperty: mode }, this.other)
-      return compiler.compile(ast)
-    }
-    const known = this.memo.get(ast)
+  /** The name of the function that checks `ast` in `mode`, generating it on first use. */
+  name(ast: AST.AST, mode: Mode): string {
+    const own = excessOf(ast)
+    if (own !== undefined) mode = own
+    let byMode = this.names.get(ast)
+    if (byMode === undefined) this.names.set(ast, byMode = new Map())
+    const known = byMode.get(mode)
     if (known !== undefined) return known
-    // a forwarding cell, so that a recursive schema (through `suspend`) compiles once
-    const ref: { check?: Check } = {}
-    this.memo.set(ast, (u, depth) => ref.check!(u, depth))
-    const check = ref.check = this.go(ast)
-    this.memo.set(ast, check)
-    return check
+    // a recursive schema whose `suspend` makes a new node on every call (what `Schema.typeSchema`
+    // makes of one) never closes: refuse it rather than generate without end
+    if (this.functions.length > 5000) return unsupported(ast)
+    const name = `g${this.functions.length}`
+    byMode.set(mode, name)
+    this.functions.push("")
+    const index = this.functions.length - 1
+    this.functions[index] = `function ${name}(u, d) {\n${this.body(ast, mode)}\n}`
+    return name
   }
 
-  private go(ast: AST.AST): Check {
+  /**
+   * An expression that checks `value` (found at `depth`) against `ast`: written inline for a
+   * literal, a keyword or a union of them, a call of the node's function otherwise.
+   */
+  check(ast: AST.AST, mode: Mode, value: string, depth: string): string {
+    const inline = this.inline(ast, value)
+    return inline ?? `${this.name(ast, mode)}(${value}, ${depth})`
+  }
+
+  private inline(ast: AST.AST, value: string): string | undefined {
+    if (excessOf(ast) !== undefined) return undefined
     switch (ast._tag) {
       case "Literal": {
-        const literal = ast.literal
-        return (u) => u === literal
-      }
-      case "UniqueSymbol": {
-        const symbol = ast.symbol
-        return (u) => u === symbol
+        const literal = literalSource(ast.literal)
+        return literal === undefined ? undefined : `${value} === ${literal}`
       }
       case "UndefinedKeyword":
       case "VoidKeyword":
-        return (u) => u === undefined
+        return `${value} === undefined`
+      case "StringKeyword":
+        return `typeof ${value} === "string"`
+      case "NumberKeyword":
+        return `typeof ${value} === "number"`
+      case "BooleanKeyword":
+        return `typeof ${value} === "boolean"`
+      case "Union": {
+        if (ast.types.length > 8) return undefined
+        const members = ast.types.map((t) => this.inline(t, value))
+        return members.every((m) => m !== undefined) ? `(${members.join(" || ")})` : undefined
+      }
+      default:
+        return undefined
+    }
+  }
+
+  build(ast: AST.AST, mode: Mode): (u: unknown, depth: number) => boolean {
+    const root = this.name(ast, mode)
+    const source = `"use strict"\n${this.functions.join("\n")}\nreturn ${root}`
+
+    const make = new Function("r", "hasOwn", "isPlain", "withinDepth", "isNone", "options", "max", source)
+    return make(this.refs, hasOwn, isPlainObject, withinDepth, Option.isNone, AST.defaultParseOption, maxDepth)
+  }
+
+  private body(ast: AST.AST, mode: Mode): string {
+    switch (ast._tag) {
+      case "Literal": {
+        const literal = literalSource(ast.literal)
+        return `return u === ${literal ?? this.ref(ast.literal)}`
+      }
+      case "UniqueSymbol":
+        return `return u === ${this.ref(ast.symbol)}`
+      case "UndefinedKeyword":
+      case "VoidKeyword":
+        return "return u === undefined"
       case "NeverKeyword":
-        return never
+        return "return false"
       case "UnknownKeyword":
       case "AnyKeyword":
-        return always
+        // whatever it is, it is held to the depth limit
+        return "return withinDepth(u, d)"
       case "StringKeyword":
-        return (u) => typeof u === "string"
+        return `return typeof u === "string"`
       case "NumberKeyword":
-        return (u) => typeof u === "number"
+        return `return typeof u === "number"`
       case "BooleanKeyword":
-        return (u) => typeof u === "boolean"
+        return `return typeof u === "boolean"`
       case "BigIntKeyword":
-        return (u) => typeof u === "bigint"
+        return `return typeof u === "bigint"`
       case "SymbolKeyword":
-        return (u) => typeof u === "symbol"
+        return `return typeof u === "symbol"`
       case "ObjectKeyword":
-        return (u) => (typeof u === "object" && u !== null) || typeof u === "function"
-      case "Enums": {
-        const values = new Set<unknown>(ast.enums.map(([, value]) => value))
-        return (u) => values.has(u)
-      }
+        return `return (typeof u === "object" && u !== null) || typeof u === "function"`
+      case "Enums":
+        return `return ${this.ref(new Set<unknown>(ast.enums.map(([, value]) => value)))}.has(u)`
       case "TupleType":
-        return this.tuple(ast)
+        return this.tuple(ast, mode)
       case "TypeLiteral":
-        return this.typeLiteral(ast)
+        return this.typeLiteral(ast, mode)
       case "Union":
-        return this.union(ast)
-      case "Suspend": {
-        let inner: Check | undefined
-        const f = ast.f
-        return (u, depth) => (inner ??= this.compile(f()))(u, depth)
-      }
-      case "Refinement": {
-        const from = this.compile(ast.from)
-        const filter = ast.filter
-        const self = ast
-        return (u, depth) => from(u, depth) && Option.isNone(filter(u, AST.defaultParseOption, self))
-      }
+        return this.union(ast, mode)
+      case "Suspend":
+        return `return ${this.name(ast.f(), mode)}(u, d)`
+      case "Refinement":
+        return `return ${this.name(ast.from, mode)}(u, d) && isNone(${this.ref(ast.filter)}(u, options, ${
+          this.ref(ast)
+        }))`
       case "Transformation": {
         // only the defaults of `optionalWith`: a property-signature transformation decodes an
         // option to an option and cannot fail, and it renames nothing here
@@ -232,106 +285,114 @@ class Compiler {
           transformation._tag !== "TypeLiteralTransformation" ||
           transformation.propertySignatureTransformations.some((t) => t.from !== t.to)
         ) return unsupported(ast)
-        return this.compile(ast.from)
+        return `return ${this.name(ast.from, mode)}(u, d)`
       }
       default:
         return unsupported(ast)
     }
   }
 
-  private tuple(ast: AST.TupleType): Check {
-    const elements = ast.elements.map((e) => ({ check: this.compile(e.type), optional: e.isOptional }))
+  private tuple(ast: AST.TupleType, mode: Mode): string {
+    const elements = ast.elements.map((e) => ({ check: this.name(e.type, mode), optional: e.isOptional }))
     const [head, ...tail] = ast.rest
-    const rest = head === undefined ? undefined : this.compile(head.type)
-    const trailing = tail.map((t) => this.compile(t.type))
-    const min = elements.filter((e) => !e.optional).length + trailing.length
+    const rest = head === undefined ? undefined : this.name(head.type, mode)
+    const trailing = tail.map((t) => this.name(t.type, mode))
+    const lines = ["if (!Array.isArray(u) || d > max) return false", "const n = d + 1"]
     if (elements.length === 0 && trailing.length === 0 && rest !== undefined) {
-      // an array: the common case, one loop
-      return (u, depth) => {
-        if (!Array.isArray(u) || depth > maxDepth) return false
-        const items: ReadonlyArray<unknown> = u
-        const next = depth + 1
-        for (let i = 0; i < items.length; i++) if (!rest(items[i], next)) return false
-        return true
-      }
+      const item = this.check(head!.type, mode, "u[i]", "n")
+      lines.push(`for (let i = 0; i < u.length; i++) if (!(${item})) return false`, "return true")
+      return lines.join("\n")
     }
-    return (u, depth) => {
-      if (!Array.isArray(u) || depth > maxDepth) return false
-      const items: ReadonlyArray<unknown> = u
-      const next = depth + 1
-      if (items.length < min) return false
-      if (rest === undefined && items.length > elements.length) return false
-      let i = 0
-      for (; i < elements.length; i++) {
-        if (i >= items.length) return elements[i]!.optional
-        if (!elements[i]!.check(items[i], next)) return false
-      }
-      if (rest === undefined) return true
-      const end = items.length - trailing.length
-      for (; i < end; i++) if (!rest(items[i], next)) return false
-      for (let j = 0; j < trailing.length; j++, i++) if (!trailing[j]!(items[i], next)) return false
-      return true
-    }
-  }
-
-  private typeLiteral(ast: AST.TypeLiteral): Check {
-    const props = ast.propertySignatures.map((ps) => ({
-      name: ps.name,
-      optional: ps.isOptional,
-      check: this.compile(ps.type)
-    }))
-    const indexes = ast.indexSignatures.map((is) => {
-      const parameter = is.parameter
-      if (parameter._tag !== "StringKeyword") return unsupported(parameter)
-      return this.compile(is.type)
+    const min = elements.filter((e) => !e.optional).length + trailing.length
+    lines.push(`if (u.length < ${min}) return false`)
+    if (rest === undefined) lines.push(`if (u.length > ${elements.length}) return false`)
+    elements.forEach((e, i) => {
+      lines.push(`if (u.length <= ${i}) return ${e.optional}`)
+      lines.push(`if (!${e.check}(u[${i}], n)) return false`)
     })
-    const declared = new Set<PropertyKey>(props.map((p) => p.name))
-    const strict = this.options.onExcessProperty === "error"
-    const count = props.length
-    // `{}`: `Schema.Struct({})` accepts anything but `null` and `undefined`
-    if (count === 0 && indexes.length === 0) return (u) => u !== null && u !== undefined
-    return (u, depth) => {
-      if (!isPlainObject(u) || depth > maxDepth) return false
-      const next = depth + 1
-      const record = u
-      if (strict) {
-        const keys = Reflect.ownKeys(record)
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i]!
-          if (!(indexes.length > 0 && typeof key === "string") && !declared.has(key)) return false
-        }
-      }
-      for (let i = 0; i < count; i++) {
-        const p = props[i]!
-        if (hasOwn.call(record, p.name)) {
-          if (!p.check(record[p.name as string], next)) return false
-        } else if (!p.optional && !p.check(undefined, next)) return false
-      }
-      if (indexes.length > 0) {
-        for (const key in record) {
-          if (!hasOwn.call(record, key)) continue
-          const value = record[key]
-          for (let j = 0; j < indexes.length; j++) if (!indexes[j]!(value, next)) return false
-        }
-      } else if (!strict) {
-        // the keys the struct ignores are held to the depth limit too
-        for (const key in record) {
-          if (!hasOwn.call(record, key) || declared.has(key)) continue
-          if (!withinDepth(record[key], next)) return false
-        }
-      }
-      return true
+    if (rest !== undefined) {
+      lines.push(
+        `const end = u.length - ${trailing.length}`,
+        `let i = ${elements.length}`,
+        `for (; i < end; i++) if (!${rest}(u[i], n)) return false`
+      )
+      for (const t of trailing) lines.push(`if (!${t}(u[i++], n)) return false`)
     }
+    lines.push("return true")
+    return lines.join("\n")
   }
 
-  private union(ast: AST.Union): Check {
-    const members = ast.types.map((t) => this.compile(t))
+  private key(name: PropertyKey): { readonly source: string; readonly read: string } {
+    const literal = typeof name === "string" ? JSON.stringify(name) : this.ref(name)
+    // a named read where the name is an identifier, so that it gets its own inline cache
+    const read = typeof name === "string" && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && name !== "__proto__"
+      ? `u.${name}`
+      : `u[${literal}]`
+    return { source: literal, read }
+  }
+
+  private typeLiteral(ast: AST.TypeLiteral, mode: Mode): string {
+    const props = ast.propertySignatures
+    const indexes = ast.indexSignatures.map((is) => {
+      if (is.parameter._tag !== "StringKeyword") return unsupported(is.parameter)
+      return this.name(is.type, mode)
+    })
+    // `{}`: `Schema.Struct({})` accepts anything but `null` and `undefined`
+    if (props.length === 0 && indexes.length === 0) return "return u !== null && u !== undefined"
+    if (props.length > 30) return unsupported(ast)
+    const keys = props.map((ps) => this.key(ps.name))
+    // One pass over the own enumerable keys (`for...in` with the own-key test, which V8 runs from
+    // the object's enum cache): a declared key is marked seen, any other key is an error, a value
+    // of the index signatures, or held to the depth limit.
+    const other = indexes.length > 0
+      ? indexes.map((check) => `if (!${check}(u[k], n)) return false`).join("; ")
+      : mode === "error"
+      ? "return false"
+      : "if (!withinDepth(u[k], n)) return false"
+    const lines = [
+      "if (!isPlain(u) || d > max) return false",
+      "const n = d + 1",
+      "let seen = 0",
+      "for (const k in u) {",
+      "  if (!hasOwn.call(u, k)) continue",
+      "  switch (k) {",
+      ...props.map((ps, i) =>
+        typeof ps.name === "string" ? `    case ${keys[i]!.source}: seen |= ${1 << i}; break` : ""
+      ),
+      `    default: ${other}`,
+      "  }",
+      "}"
+    ]
+    props.forEach((ps, i) => {
+      const { read } = keys[i]!
+      const bit = 1 << i
+      const present = this.check(ps.type, mode, read, "n")
+      const absent = this.check(ps.type, mode, "undefined", "n")
+      // seen: check its value. Not seen: an own key read from no enum cache (non-enumerable), an
+      // inherited one or a getter on the prototype is the Schema's to judge; an absent key is
+      // `undefined` to a required key's type, as in the Schema's non-exact reading.
+      lines.push(
+        `if ((seen & ${bit}) !== 0) { if (!(${present})) return false }`,
+        `else if (${read} !== undefined${ps.isOptional ? "" : ` || !(${absent})`}) return false`
+      )
+    })
+    lines.push("return true")
+    return lines.join("\n")
+  }
+
+  private union(ast: AST.Union, mode: Mode): string {
+    const members = ast.types.map((t) => this.name(t, mode))
+    const any = (names: ReadonlyArray<string>): string =>
+      names.length === 0 ? "false" : names.map((m) => `${m}(u, d)`).join(" || ")
     // the key most members require a literal at: a member is tried only when the input's value
     // there is one of its literals (a member without literals there is always tried)
     const counts = new Map<PropertyKey, number>()
     for (const t of ast.types) {
       for (const key of structKeys(t)) {
-        if (literalsAt(t, key) !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
+        const literals = literalsAt(t, key)
+        if (literals !== undefined && literals.every((l) => literalSource(l) !== undefined)) {
+          counts.set(key, (counts.get(key) ?? 0) + 1)
+        }
       }
     }
     let tag: PropertyKey | undefined
@@ -342,38 +403,38 @@ class Compiler {
         best = n
       }
     }
-    if (tag === undefined) {
-      const n = members.length
-      return (u, depth) => {
-        for (let i = 0; i < n; i++) if (members[i]!(u, depth)) return true
-        return false
-      }
-    }
+    if (tag === undefined) return `return ${any(members)}`
     const key = tag
-    const otherwise: Array<Check> = []
-    const buckets = new Map<unknown, Array<Check>>()
+    const otherwise: Array<string> = []
+    const buckets = new Map<string, Array<string>>()
     ast.types.forEach((t, i) => {
       const literals = literalsAt(t, key)
-      if (literals === undefined) {
+      if (literals === undefined || literals.some((l) => literalSource(l) === undefined)) {
         otherwise.push(members[i]!)
-        for (const bucket of buckets.values()) bucket.push(members[i]!)
         return
       }
       for (const literal of literals) {
-        let bucket = buckets.get(literal)
-        if (bucket === undefined) buckets.set(literal, bucket = [...otherwise])
+        const source = literalSource(literal)!
+        let bucket = buckets.get(source)
+        if (bucket === undefined) buckets.set(source, bucket = [])
         if (!bucket.includes(members[i]!)) bucket.push(members[i]!)
       }
     })
-    return (u, depth) => {
-      const candidates = isPlainObject(u) && hasOwn.call(u, key)
-        ? buckets.get(u[key as string]) ?? otherwise
-        : otherwise
-      for (let i = 0; i < candidates.length; i++) if (candidates[i]!(u, depth)) return true
-      return false
+    const { read, source } = this.key(key)
+    const lines = [
+      `if (isPlain(u) && hasOwn.call(u, ${source})) {`,
+      `  switch (${read}) {`
+    ]
+    for (const [literal, bucket] of buckets) {
+      lines.push(`    case ${literal}: return ${any([...bucket, ...otherwise])}`)
     }
+    lines.push("  }", "}", `return ${any(otherwise)}`)
+    return lines.join("\n")
   }
 }
+
+const compileCheck = (ast: AST.AST, options: Options): (u: unknown, depth: number) => boolean =>
+  new Generator().build(ast, options.onExcessProperty)
 
 const SchemaMake = <A, I>(ast: AST.AST): Schema.Schema<A, I> => Schema.make(ast)
 
@@ -385,7 +446,7 @@ const astOf = (schema: Schema.Schema.AnyNoContext | AST.AST): AST.AST => "ast" i
  * Throws, at compile time only, when the schema uses what the interpreter does not implement.
  */
 export const compile = (schema: Schema.Schema.AnyNoContext | AST.AST, options: Options): Guard => {
-  const check = new Compiler(options).compile(astOf(schema))
+  const check = compileCheck(astOf(schema), options)
   return (u) => {
     try {
       return check(u, 0)
@@ -395,12 +456,19 @@ export const compile = (schema: Schema.Schema.AnyNoContext | AST.AST, options: O
   }
 }
 
+/**
+ * A type guard for an already-decoded value of a schema whose decoding transforms nothing (its
+ * excess keys ignored), as `Schema.is` is, for picking a member of a decoded union.
+ */
+export const is = <A, I>(schema: Schema.Schema<A, I>): (u: unknown) => u is A =>
+  compile(schema, { onExcessProperty: "ignore" }) as (u: unknown) => u is A
+
 /** Compile a guard for a value found at some depth below the root. */
 export const compileAt = (
   schema: Schema.Schema.AnyNoContext | AST.AST,
   options: Options
 ): (u: unknown, depth: number) => boolean => {
-  const check = new Compiler(options).compile(astOf(schema))
+  const check = compileCheck(astOf(schema), options)
   return (u, depth) => {
     try {
       return check(u, depth)

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Guard from "../../src/internal/guard.js"
+import * as Input from "../../src/internal/wireInput.js"
 
 type Path = ReadonlyArray<string | number>
 
@@ -177,9 +178,21 @@ const holdsNonPlain = (u: unknown, seen = new Set<unknown>()): boolean => {
   }
 }
 
-/** The law: the guard answers as the Schema does, but may leave non-plain input to the Schema. */
+/** Nested deeper than the decoders' limit, or cyclic: the depth guard before the Schema refuses it. */
+const tooDeep = (u: unknown): boolean => {
+  try {
+    return Input.tooDeep(u) !== undefined
+  } catch {
+    return true
+  }
+}
+
+/**
+ * The law: the guard answers as the Schema does, but may leave to it input that is not plain, or
+ * that the depth limit refuses (which the Schema alone does not see).
+ */
 const agrees = (guard: boolean, schema: boolean, u: unknown): boolean =>
-  guard === schema || (!guard && schema && holdsNonPlain(u))
+  guard === schema || (!guard && schema && (holdsNonPlain(u) || tooDeep(u)))
 
 const decodes = (
   schema: Schema.Schema<any, any>,
