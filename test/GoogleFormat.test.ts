@@ -5,6 +5,8 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
+import * as GoogleWire from "../src/internal/googleWire.js"
+import { guardLaws } from "./utils/guardLaws.js"
 
 // -----------------------------------------------------------------------------
 // helpers
@@ -1388,4 +1390,9 @@ describe("GoogleFormat laws", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("Request", GoogleWire.Request, { onExcessProperty: "ignore" })
+  guardLaws("Contents", GoogleWire.Contents, { onExcessProperty: "ignore" })
 })
