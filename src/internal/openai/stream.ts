@@ -78,6 +78,7 @@ interface ChoiceState {
 
 interface State {
   readonly format: Chat.Format
+  events: number
   id: string | undefined
   model: string | undefined
   readonly choices: Map<number, ChoiceState>
@@ -104,6 +105,7 @@ const mergeDetail = (details: Array<Record<string, unknown>>, piece: Record<stri
 }
 
 const step = (state: State, event: unknown, index: number): ConversionError.ResponseError | undefined => {
+  state.events++
   const decoded = decodeChunk(event)
   if (Either.isLeft(decoded)) return R.rebase(Input.malformed(decoded.left, state.format, envelope), 0, [index])
   const chunk = decoded.right
@@ -162,6 +164,11 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
 
 /** The `chat.completion` the chunks stand for, or why there is none. */
 export const assemble = (state: State): Either.Either<Record<string, unknown>, ConversionError.IncompleteStream> => {
+  if (state.events === 0) {
+    return Either.left(
+      new ConversionError.IncompleteStream({ format: state.format, reason: "the stream holds no chunk" })
+    )
+  }
   const choices: Array<Record<string, unknown>> = []
   for (const choice of [...state.choices.values()].sort((a, b) => a.index - b.index)) {
     if (choice.finish_reason === undefined) {
@@ -215,7 +222,7 @@ export const decodeStream = <E, R>(
   R.fold(
     format,
     events,
-    (): State => ({ format, id: undefined, model: undefined, choices: new Map(), usage: undefined }),
+    (): State => ({ format, events: 0, id: undefined, model: undefined, choices: new Map(), usage: undefined }),
     step,
     (state) => {
       const completion = assemble(state)
