@@ -244,6 +244,16 @@ describe("OpenAiFormat.decodeResponse", () => {
       }]
     }))
     assert.deepStrictEqual(r.message.blocks, [Block.reasoning("2+2"), Block.text("4")])
+    const failed = right(OpenRouterFormat.decodeResponse({
+      choices: [{
+        index: 0,
+        finish_reason: "error",
+        message: { role: "assistant", content: "par" },
+        error: { code: 502, message: "upstream failed" }
+      }]
+    }))
+    assert.deepStrictEqual([failed.stopReason, failed.providerStopReason], ["other", "error"])
+    assert.deepStrictEqual(failed.message.detail, { error: { code: 502, message: "upstream failed" } })
     const e = left(OpenRouterFormat.decodeResponse({ choices: [] }))
     assert.strictEqual(e._tag === "NoAnswer" && e.format, "openrouter")
   })

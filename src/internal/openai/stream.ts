@@ -48,7 +48,8 @@ const Chunk = Schema.Struct({
   choices: optional(Schema.Array(Schema.Struct({
     index: Schema.Number,
     delta: optional(Delta),
-    finish_reason: optional(Schema.String)
+    finish_reason: optional(Schema.String),
+    error: Schema.optionalWith(Schema.Unknown, { exact: true })
   }))),
   usage: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
@@ -73,6 +74,7 @@ interface ChoiceState {
   readonly tool_calls: Map<number, ToolCallState>
   function_call: unknown
   audio: unknown
+  error: unknown
   finish_reason: string | undefined
 }
 
@@ -125,6 +127,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
         tool_calls: new Map(),
         function_call: undefined,
         audio: undefined,
+        error: undefined,
         finish_reason: undefined
       }
       state.choices.set(c.index, choice)
@@ -157,6 +160,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
         tool.arguments += call.function?.arguments ?? ""
       }
     }
+    if (c.error !== undefined && c.error !== null) choice.error = c.error
     if (c.finish_reason !== undefined && c.finish_reason !== null) choice.finish_reason = c.finish_reason
   }
   return undefined
@@ -204,7 +208,12 @@ export const assemble = (state: State): Either.Either<Record<string, unknown>, C
       }
       message["tool_calls"] = calls
     }
-    choices.push({ index: choice.index, finish_reason: choice.finish_reason, message })
+    choices.push({
+      index: choice.index,
+      finish_reason: choice.finish_reason,
+      message,
+      ...(choice.error === undefined ? {} : { error: choice.error })
+    })
   }
   const completion: Record<string, unknown> = { object: "chat.completion", choices }
   if (state.id !== undefined) completion["id"] = state.id
