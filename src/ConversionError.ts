@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * import { ConversionError } from "openreward-effect"
+ * import { Block, ConversionError, Format, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
  * import * as Match from "effect/Match"
  *
  * const explain = Match.type<ConversionError.ConversionError>().pipe(
@@ -21,6 +22,13 @@
  *     UnsupportedContent: (e) => `${e.format} ${e.contentType} has no canonical form`
  *   })
  * )
+ *
+ * const result = Format.encode("google", [Message.assistant([Block.reasoning("Check the carrier.")])])
+ * if (Either.isLeft(result)) console.log(explain(result.left))
+ * ```
+ *
+ * ```text output
+ * google cannot hold a reasoning block
  * ```
  *
  * All errors are `Schema.TaggedError`s, so they encode to JSON and decode back (for example across
