@@ -107,6 +107,7 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>(
   blockIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}malformed input at ${
@@ -129,6 +130,7 @@ export class UnknownBlockType extends Schema.TaggedError<UnknownBlockType>(
   blockIndex: Schema.Number,
   blockType: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   get reason(): string {
     return `unknown block type ${JSON.stringify(this.blockType)}`
@@ -156,6 +158,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
   role: Schema.String,
   blockType: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   get reason(): string {
     return `a ${JSON.stringify(this.blockType)} block is not valid in a ${
@@ -184,6 +187,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   blockType: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}cannot represent a ${
@@ -208,6 +212,7 @@ export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   role: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, undefined)}cannot represent this ${
@@ -233,6 +238,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
   toolCallId: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}tool result ${
@@ -258,6 +264,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
   raw: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}invalid tool arguments ${
@@ -282,6 +289,7 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   contentType: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${
