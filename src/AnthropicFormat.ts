@@ -34,13 +34,21 @@
  *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
  *   Message.user([Block.text("Thanks."), Block.toolResult("tc_1", "stalled at hub")])
  * ])
- * assert.deepStrictEqual(Either.getOrThrow(wire).messages[2], {
- *   role: "user",
+ * console.dir(Either.getOrThrow(wire).messages[2], { depth: null })
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'user',
  *   content: [
- *     { type: "tool_result", tool_use_id: "tc_1", content: [{ type: "text", text: "stalled at hub" }] },
- *     { type: "text", text: "Thanks." }
+ *     {
+ *       type: 'tool_result',
+ *       tool_use_id: 'tc_1',
+ *       content: [ { type: 'text', text: 'stalled at hub' } ]
+ *     },
+ *     { type: 'text', text: 'Thanks.' }
  *   ]
- * })
+ * }
  * ```
  *
  * @since 0.1.0

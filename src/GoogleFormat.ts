@@ -41,17 +41,38 @@
  *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
  *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
  * ])
- * assert.deepStrictEqual(Either.getOrThrow(wire), {
- *   system_instruction: "You are a support agent for Acme.",
+ * console.dir(Either.getOrThrow(wire), { depth: null })
+ * ```
+ *
+ * ```text output
+ * {
+ *   system_instruction: 'You are a support agent for Acme.',
  *   contents: [
- *     { role: "user", parts: [{ text: "My order #4411 hasn't arrived." }] },
- *     { role: "model", parts: [{ function_call: { name: "lookup_order", args: { id: "4411" } } }] },
  *     {
- *       role: "user",
- *       parts: [{ function_response: { name: "lookup_order", response: { output: "stalled at hub" } } }]
+ *       role: 'user',
+ *       parts: [ { text: "My order #4411 hasn't arrived." } ]
+ *     },
+ *     {
+ *       role: 'model',
+ *       parts: [
+ *         {
+ *           function_call: { name: 'lookup_order', args: { id: '4411' } }
+ *         }
+ *       ]
+ *     },
+ *     {
+ *       role: 'user',
+ *       parts: [
+ *         {
+ *           function_response: {
+ *             name: 'lookup_order',
+ *             response: { output: 'stalled at hub' }
+ *           }
+ *         }
+ *       ]
  *     }
  *   ]
- * })
+ * }
  * ```
  *
  * @since 0.1.0

@@ -41,14 +41,25 @@
  *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
  * ]
  * const messages = Either.getOrThrow(OpenAiFormat.encode(conversation))
- * assert.deepStrictEqual(messages[1], {
- *   role: "assistant",
- *   content: null,
- *   reasoning_content: "Two weeks late — check the carrier first.",
- *   tool_calls: [{ id: "tc_1", type: "function", function: { name: "lookup_order", arguments: "{\"id\": \"4411\"}" } }]
- * })
- * assert.deepStrictEqual(messages[2], { role: "tool", tool_call_id: "tc_1", content: "stalled at hub" })
+ * console.dir(messages[1], { depth: null })
+ * console.dir(messages[2], { depth: null })
  * assert.deepStrictEqual(Either.getOrThrow(OpenAiFormat.decode(messages)), conversation)
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'assistant',
+ *   content: null,
+ *   reasoning_content: 'Two weeks late — check the carrier first.',
+ *   tool_calls: [
+ *     {
+ *       id: 'tc_1',
+ *       type: 'function',
+ *       function: { name: 'lookup_order', arguments: '{"id": "4411"}' }
+ *     }
+ *   ]
+ * }
+ * { role: 'tool', tool_call_id: 'tc_1', content: 'stalled at hub' }
  * ```
  *
  * @since 0.1.0

@@ -28,15 +28,22 @@
  *   OpenRouterFormat.encode(conversation, { reasoningField: "reasoning", toolResultImages: "tool-message" })
  * )
  * assert.strictEqual(messages[0]?.role === "assistant" && messages[0].reasoning, "Check the carrier.")
- * assert.deepStrictEqual(messages[1], {
- *   role: "tool",
- *   tool_call_id: "tc_1",
- *   content: [
- *     { type: "text", text: "label:" },
- *     { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }
- *   ]
- * })
+ * console.dir(messages[1], { depth: null })
  * assert.deepStrictEqual(Either.getOrThrow(OpenRouterFormat.decode(messages)), conversation)
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'tool',
+ *   tool_call_id: 'tc_1',
+ *   content: [
+ *     { type: 'text', text: 'label:' },
+ *     {
+ *       type: 'image_url',
+ *       image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' }
+ *     }
+ *   ]
+ * }
  * ```
  *
  * @since 0.1.0
