@@ -25,7 +25,7 @@ import * as net from "node:net"
 import * as Block from "openreward-effect/Block"
 import * as Environment from "openreward-effect/Environment"
 import * as Message from "openreward-effect/Message"
-import type * as Protocol from "openreward-effect/Protocol"
+import * as Protocol from "openreward-effect/Protocol"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
@@ -456,6 +456,69 @@ layer(TestServer)("Server", (it) => {
         assert.strictEqual(reply.headers["location"], "/lab/tools?x=1&y=2")
         assert.strictEqual((yield* get("/")).headers["location"], "/lab/")
         assert.strictEqual((yield* post("/call", {})).headers["location"], "/lab/call")
+      }))
+
+    it.effect("one route table: every route of Protocol.routes is served, and 405 with its method otherwise", () =>
+      Effect.gen(function*() {
+        for (const route of Object.values(Protocol.routes)) {
+          const path = Protocol.routePath(route, "lab")
+          const other = route.method === "GET" ? "POST" : "GET"
+          const wrong = yield* send(HttpClientRequest.make(other)(path))
+          assert.strictEqual(wrong.status, 405, path)
+          assert.strictEqual(wrong.headers["allow"], route.method, path)
+          const right = yield* send(HttpClientRequest.make(route.method)(path))
+          assert.notInclude([404, 405, 307, 308], right.status, `${route.method} ${path}`)
+        }
+        // Without an environment, an environment route is the default one's, by redirect.
+        assert.strictEqual(Protocol.routePath(Protocol.routes.prompt), "/prompt")
+        assert.strictEqual(Protocol.routePath(Protocol.routes.create, "lab"), "/create")
+      }))
+
+    it.effect("%XX in the path is decoded as uvicorn decodes it, before routing and redirects", () =>
+      Effect.gen(function*() {
+        const exchange = (method: string, path: string, body = "") =>
+          Effect.map(
+            rawExchange(
+              `${method} ${path} HTTP/1.1\r\nHost: here\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+                `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+            ),
+            ({ wire }) => {
+              const [head, ...rest] = wire.split("\r\n\r\n")
+              const lines = head!.split("\r\n")
+              const location = lines.find((l) => l.toLowerCase().startsWith("location: "))?.slice(10)
+              return { status: Number(lines[0]!.split(" ")[1]), location, body: rest.join("\r\n\r\n") }
+            }
+          )
+        // Answers observed on the reference (its default environment in place of `lab`).
+        for (const path of ["/l%61b/splits", "/L%41B/splits", "/lab%2Fsplits", "/%6cab/split%73"]) {
+          const reply = yield* exchange("GET", path)
+          assert.strictEqual(reply.status, 200, path)
+          assert.strictEqual(
+            reply.body,
+            "[{\"name\":\"train\",\"type\":\"train\"},{\"name\":\"odd\",\"type\":\"validation\"}]"
+          )
+        }
+        assert.strictEqual((yield* exchange("GET", "/heal%74h")).body, "{\"status\":\"ok\"}")
+        // The environment name is echoed as decoded.
+        const tasks = yield* exchange("POST", "/L%41B/tasks", "{\"split\":\"odd\"}")
+        assert.strictEqual(tasks.body, "{\"tasks\":[],\"env_name\":\"LAB\"}")
+        const redirects: ReadonlyArray<readonly [string, number, string]> = [
+          ["/spl%69ts", 308, "/lab/splits"],
+          ["/%C3%A9/splits", 308, "/lab/%C3%A9/splits"],
+          ["/lab%ZZ/splits", 308, "/lab/lab%ZZ/splits"],
+          ["/a%2Fb/splits?x=%20", 308, "/lab/a/b/splits?x=%20"],
+          ["/lab%ffx/splits", 308, "/lab/lab%EF%BF%BDx/splits"],
+          ["/lab%e2%82x/splits", 308, "/lab/lab%EF%BF%BDx/splits"],
+          ["/l%61b/splits/", 307, "http://here/lab/splits"],
+          ["/lab/splits%2F", 307, "http://here/lab/splits"]
+        ]
+        for (const [path, status, location] of redirects) {
+          const reply = yield* exchange("GET", path)
+          assert.deepStrictEqual([reply.status, reply.location], [status, location], path)
+        }
+        for (const path of ["//lab/splits", "/%2Flab/splits", "/lab//splits"]) {
+          assert.strictEqual((yield* exchange("GET", path)).status, 404, path)
+        }
       }))
 
     it.effect("environment names match without regard to case, and echo the path's spelling", () =>
