@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -12,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
@@ -28,7 +30,11 @@ import * as Message from "openreward-effect/Message"
 import * as Protocol from "openreward-effect/Protocol"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
+import * as App from "../src/internal/server/app.js"
+import { TaskRegistry } from "../src/internal/server/calls.js"
+import * as Compiled from "../src/internal/server/compiled.js"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
+import { SessionStore } from "../src/internal/server/sessions.js"
 import * as Sse from "../src/internal/server/sse.js"
 
 // -----------------------------------------------------------------------------
@@ -1502,6 +1508,74 @@ describe("Server lifecycle", () => {
       ).pipe(Effect.provide(capture))
       for (const body of replies) assertNoInternals(body, body.slice(0, 120))
       for (const line of lines) assertNoInternals(line, line.slice(0, 120))
+    }))
+
+  it.effect("the session store, task registry and reaper are services a server is built on", () =>
+    Effect.gen(function*() {
+      const settings: App.Settings = {
+        maxBodySize: 1024 * 1024,
+        maxDepth: 512,
+        idleTimeout: 900_000,
+        reaperInterval: 5_000,
+        setupWaitTimeout: 25_000,
+        keepAliveInterval: 10_000,
+        resultLinger: 60_000,
+        returnErrors: "exception",
+        version: "0.1.167",
+        buildSha: null,
+        newId: (() => {
+          let n = 0
+          return () => `replica-a.${n++}`
+        })()
+      }
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        Layer.scopedDiscard(
+          Effect.flatMap(
+            App.make([Compiled.compile(Lab)], settings),
+            (app) => HttpServer.serveEffect(app as HttpApp.Default<never, Greeting>)
+          )
+        ).pipe(
+          Layer.provideMerge(App.services(settings)),
+          Layer.provide(GreetingLive),
+          Layer.provideMerge(Loopback)
+        ),
+        scope
+      )
+      const sessions = Context.get(context, SessionStore)
+      const registry = Context.get(context, TaskRegistry)
+      yield* Effect.provide(
+        Effect.gen(function*() {
+          // /create_session hands out the store's ids.
+          assert.deepStrictEqual(events((yield* post("/create_session", {})).body)[0], {
+            event: "task_id",
+            data: "replica-a.0"
+          })
+          yield* create("svc-1")
+          assert.isTrue(sessions.records.has("svc-1"))
+          const call = yield* callTool("svc-1", "echo", { text: "hi" })
+          assert.isDefined(registry.get(call.taskId, "svc-1"))
+          // Draining: the health check says so.
+          assert.strictEqual((yield* get("/health")).status, 200)
+          yield* sessions.drain()
+          const health = yield* get("/health")
+          assert.deepStrictEqual([health.status, health.body], [503, "{\"status\":\"draining\"}"])
+          // A call running when its session ends is interrupted (awaited) before the teardown runs.
+          yield* create("svc-2")
+          const pending = yield* Effect.fork(callTool("svc-2", "slow", { latch: "svc-never" }))
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+          assert.strictEqual(yield* FiberSet.size(sessions.records.get("svc-2")!.fibers), 1)
+          yield* post("/delete", undefined, "svc-2")
+          assert.strictEqual((yield* Fiber.join(pending)).error, "Session deleted")
+          assert.include(log, "teardown svc-2")
+        }),
+        context
+      )
+      // Closing the services' scope ends every session.
+      assert.notInclude(log, "teardown svc-1")
+      yield* Scope.close(scope, Exit.void)
+      assert.include(log, "teardown svc-1")
+      assert.strictEqual(sessions.records.size, 0)
     }))
 
   it.effect("returnErrors decides what a 500 reveals; /version reports the build from OPENREWARD_BUILD_SHA", () =>

@@ -16,10 +16,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Environment from "../../Environment.js"
 import * as Protocol from "../../Protocol.js"
@@ -29,8 +29,10 @@ import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
+import * as Reaper from "./reaper.js"
 import * as Router from "./router.js"
-import { type Record as SessionRecord, Sessions } from "./sessions.js"
+import * as Sessions from "./sessions.js"
+import { type Record as SessionRecord, SessionStore } from "./sessions.js"
 import * as Sse from "./sse.js"
 import * as Validation from "./validation.js"
 
@@ -48,6 +50,8 @@ export interface Settings {
   readonly returnErrors: Errors.Mode
   readonly version: string
   readonly buildSha: string | null
+  /** Mints session ids (default: random UUIDs). */
+  readonly newId?: (() => string) | undefined
 }
 
 const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
@@ -149,31 +153,45 @@ const sessionId = (request: HttpServerRequest.HttpServerRequest): Either.Either<
 }
 
 /**
- * Build the application. Sessions live in the given scope; closing it ends every session.
+ * The services a server's application runs on: its session store (whose scope is the layer's:
+ * closing it ends every session), its task registry, and the idle reaper sweeping both.
+ *
+ * @internal
+ */
+export const services = (settings: Settings): Layer.Layer<SessionStore | Calls.TaskRegistry> =>
+  Reaper.layer(settings.reaperInterval).pipe(
+    Layer.provideMerge(
+      Layer.merge(
+        Sessions.layer({
+          idleTimeout: settings.idleTimeout,
+          setupWaitTimeout: settings.setupWaitTimeout,
+          returnErrors: settings.returnErrors,
+          newId: settings.newId
+        }),
+        Calls.layer(settings.resultLinger, Protocol.chunkSize)
+      )
+    )
+  )
+
+/**
+ * Build the application on the server's services (see {@link services}).
  *
  * @internal
  */
 export const make = (
   compiled: ReadonlyArray<Compiled>,
   settings: Settings
-): Effect.Effect<HttpApp.Default<never, unknown>, never, Scope.Scope> =>
+): Effect.Effect<HttpApp.Default<never, unknown>, never, SessionStore | Calls.TaskRegistry> =>
   Effect.gen(function*() {
     const envs = new Map(compiled.map((c) => [c.key, c] as const))
     const defaultEnv = compiled[0]!
-    const sessions = new Sessions({
-      idleTimeout: settings.idleTimeout,
-      setupWaitTimeout: settings.setupWaitTimeout,
-      returnErrors: settings.returnErrors
-    })
-    const registry = new Calls.Registry(settings.resultLinger, Protocol.chunkSize)
-
-    yield* Effect.addFinalizer(() => sessions.deleteAll())
-    yield* Effect.forkScoped(
-      Effect.repeat(Effect.zipRight(sessions.reap(), registry.evict()), Schedule.spaced(settings.reaperInterval))
-    )
+    const sessions = yield* SessionStore
+    const registry = yield* Calls.TaskRegistry
 
     // Answers that never change are built once: a response is immutable, so one serves every request.
     const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
+    // What the health check says while the server drains: no new sessions here.
+    const draining = jsonBytes(encode(JSON.stringify({ status: "draining" })), 503)
     const version = jsonBytes(encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha })))
     const environmentList = jsonBytes(encode(JSON.stringify(compiled.map((c) => c.key))))
     const toolsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.toolsBody))] as const))
@@ -254,7 +272,7 @@ export const make = (
         }))
 
     const handlers: Router.Handlers<unknown> = {
-      health: () => Effect.succeed(health),
+      health: () => Effect.sync(() => sessions.draining ? draining : health),
       version: () => Effect.succeed(version),
       listEnvironments: () => Effect.succeed(environmentList),
       ping: (request) =>
@@ -265,7 +283,7 @@ export const make = (
       createSession: (request) =>
         Effect.sync(() =>
           HttpServerResponse.text(
-            Sse.frame("task_id", globalThis.crypto.randomUUID()) + Sse.frame("end", ""),
+            Sse.frame("task_id", sessions.newId()) + Sse.frame("end", ""),
             sseOptions(request)
           )
         ),
