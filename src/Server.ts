@@ -178,7 +178,9 @@ export const make = <const Envs extends ReadonlyArray<Environment.Any>>(
   Effect.gen(function*() {
     const valid = yield* validate(environments)
     const settings = yield* settingsOf(options)
-    return (yield* App.make(valid.map(Compiled.compile), settings)) as HttpApp.Default<never, Requirements<Envs>>
+    const services = yield* Layer.build(App.services(settings))
+    const app = yield* Effect.provide(App.make(valid.map(Compiled.compile), settings), services)
+    return app as HttpApp.Default<never, Requirements<Envs>>
   })
 
 /**

@@ -20,16 +20,16 @@ import type * as OpenAiTypes from "openai/resources/responses/responses"
 import {
   ApiRequest,
   Block,
-  Client,
   type Conversation,
   Environment,
   Message,
   type ModelResponse,
   OpenAiResponsesFormat,
-  Server,
   Tool,
   ToolFormat
 } from "openreward-effect"
+import * as Client from "openreward-effect/Client"
+import * as Server from "openreward-effect/Server"
 import * as StandIn from "../examples/standin/openaiResponses.js"
 
 const right = <A, E>(either: Either.Either<A, E>): A => {
