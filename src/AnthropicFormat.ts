@@ -17,8 +17,10 @@
  * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
  * messages}`, a whole request body (`model`, `max_tokens`, `tools`, ... are ignored) or a bare
  * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
- * `role: "system"` messages. Content with no canonical form (`redacted_thinking`, URL and file
- * images, documents, citations, server-tool blocks) is an `UnsupportedContent` error, never dropped.
+ * `role: "system"` messages; `redacted_thinking` as a reasoning block with empty text, its data as
+ * the signature and `detail: {anthropic: {redacted: true}}` (encoded back as `redacted_thinking`).
+ * Content with no canonical form (URL and file images, documents, citations, server-tool blocks) is
+ * an `UnsupportedContent` error, never dropped.
  *
  * @example
  * ```ts
@@ -50,6 +52,8 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
+import * as Reasoning from "./internal/anthropic/reasoning.js"
+import * as Redacted from "./internal/anthropic/redacted.js"
 import * as AnthropicDecode from "./internal/anthropicDecode.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
@@ -192,18 +196,43 @@ export const ToolResultBlock = Schema.Struct({
 export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
 
 /**
+ * Encrypted thinking: opaque `data` with no text. Read as a reasoning block with empty text, the
+ * data as its signature and `detail: {anthropic: {redacted: true}}`, and encoded back from that.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RedactedThinkingBlock = Schema.Struct({
+  type: Schema.Literal("redacted_thinking"),
+  data: Schema.String
+}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
+
+/**
  * Any block encoding produces.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ContentBlock = Schema.Union(TextBlock, ImageBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+export const ContentBlock = Schema.Union(
+  TextBlock,
+  ImageBlock,
+  ThinkingBlock,
+  RedactedThinkingBlock,
+  ToolUseBlock,
+  ToolResultBlock
+)
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ContentBlock = TextBlock | ImageBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+export type ContentBlock =
+  | TextBlock
+  | ImageBlock
+  | ThinkingBlock
+  | typeof RedactedThinkingBlock.Type
+  | ToolUseBlock
+  | ToolResultBlock
 
 /**
  * One entry of `messages`. Encoding emits `role: "system"` only with `laterSystem: "inline"`.
@@ -359,17 +388,6 @@ export const InputThinkingBlock = Schema.Struct({
 }).annotations({ identifier: "AnthropicInputThinkingBlock" })
 
 /**
- * Encrypted thinking: opaque `data` with no text (no canonical form).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const RedactedThinkingBlock = Schema.Struct({
-  type: Schema.Literal("redacted_thinking"),
-  data: Schema.String
-}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
-
-/**
  * Any other block (`document`, `search_result`, `server_tool_use`, `web_search_tool_result`, ...):
  * only its `type` is read, to report it.
  *
@@ -514,6 +532,13 @@ export interface EncodeOptions {
    * Claude Opus 4.8 and later; text only).
    */
   readonly laterSystem?: "error" | "user" | "inline" | undefined
+  /**
+   * What to do with an assistant reasoning block without a signature, which the Messages API rejects
+   * (400) as a `thinking` block: `"send"` (default, as the reference): a `thinking` block without
+   * `signature`, for servers that accept it. `"text"`: a text block. `"omit"`: leave it out (a turn
+   * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
+   */
+  readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
 }
 
 /**
@@ -586,14 +611,18 @@ const encodeBlocks = (
       case "image":
         content.push(encodeContent(block))
         continue
-      case "reasoning":
+      case "reasoning": {
         if (role !== "assistant") break
+        const redacted = Redacted.dataOf(block)
         content.push(
-          block.signature
+          redacted !== undefined
+            ? { type: "redacted_thinking", data: redacted }
+            : block.signature
             ? { type: "thinking", thinking: block.text, signature: block.signature }
             : { type: "thinking", thinking: block.text }
         )
         continue
+      }
       case "tool_call":
         if (role !== "assistant") break
         content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
@@ -752,7 +781,10 @@ export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, ConversionError.EncodeError> => {
-  const encoded = encodeConversation(conversation, options)
+  const prepared = Reasoning.prepare(conversation, options?.unsignedReasoning)
+  const encoded: Either.Either<Wire, ConversionError.EncodeError> = Either.isLeft(prepared)
+    ? Either.left(prepared.left)
+    : encodeConversation(prepared.right, options)
   if (Either.isRight(encoded)) return encoded
   const placed = Conversation.validate(conversation)
   return Either.isLeft(placed) ? Either.left(placed.left) : encoded
@@ -874,12 +906,7 @@ const decodeBlock = (
     case "thinking":
       return Either.right(Block.reasoning(block.thinking, { signature: block.signature ?? null }))
     case "redacted_thinking":
-      return unsupported(
-        where,
-        block.type,
-        "redacted thinking is encrypted reasoning with no text, and a canonical reasoning block cannot carry " +
-          "opaque data"
-      )
+      return Either.right(Redacted.block(block.data))
     case "tool_use":
       return Either.right(Block.toolCall(block.id, block.name, block.input))
     case "tool_result":
@@ -1059,3 +1086,59 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
+ * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
+ * caller chooses not to keep: the server-tool blocks (`server_tool_use`, `web_search_tool_result`,
+ * `web_fetch_tool_result`, `code_execution_tool_result`, ...). Without it, such a block is an
+ * `UnsupportedContent` error. (`redacted_thinking` is read as {@link decode} reads it, and can be
+ * left out too.)
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends AnthropicResponse.ResponseOptions {}
+
+/**
+ * Read an Anthropic `Message`, as `messages.create` returns it, into a
+ * {@link ModelResponse.ModelResponse}: the assistant turn (its content read as {@link decode}
+ * reads an assistant message; a text block's `citations` kept in that block's `detail`), the stop
+ * reason (`end_turn` / `stop_sequence` → `stop`, `tool_use` → `tool_calls`, `max_tokens` /
+ * `model_context_window_exceeded` → `max_tokens`, `refusal` → `refusal` with
+ * `stop_details.explanation` as the refusal text, `pause_turn` → `pause`) and the usage
+ * (`inputTokens` counts cache reads and writes). Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  AnthropicResponse.decodeResponse(input, options)
+
+/**
+ * Fold a stream of `MessageStreamEvent`s (what `messages.create({ stream: true })` yields; from the
+ * SDK's async iterable with `Stream.fromAsyncIterable`) into the response {@link decodeResponse}
+ * gives for the same message sent whole. A stream that ends before `message_stop` fails with
+ * `IncompleteStream`.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  AnthropicStream.decodeStream(events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as AnthropicResponse from "./internal/anthropic/response.js"
+import * as AnthropicStream from "./internal/anthropic/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"

@@ -54,11 +54,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as ApiRequest from "./ApiRequest.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
 import type * as Format from "./Format.js"
 import * as internal from "./internal/client/environment.js"
 import type * as Retry from "./internal/client/retry.js"
+import * as Version from "./internal/version.js"
 import * as Json from "./Json.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Protocol from "./Protocol.js"
@@ -131,12 +133,14 @@ export interface SessionOptions {
 }
 
 /**
- * The formats `getMessages` can return: `none` for the canonical conversation, or a provider.
+ * The formats `getMessages` can return: `none` for the canonical conversation, or a format. The
+ * conversion runs on the client, as in the reference; `openai-responses` is this library's own (the
+ * reference's `get_messages` does not take it).
  *
  * @category models
  * @since 0.1.0
  */
-export type MessagesFormat = "none" | Provider.Provider
+export type MessagesFormat = "none" | Provider.Format
 
 /**
  * What `getMessages` returns for a format.
@@ -144,7 +148,7 @@ export type MessagesFormat = "none" | Provider.Provider
  * @category models
  * @since 0.1.0
  */
-export type Messages<F extends MessagesFormat> = F extends Provider.Provider ? Format.Wire[F]
+export type Messages<F extends MessagesFormat> = F extends Provider.Format ? Format.Wire[F]
   : Conversation.Conversation
 
 /**
@@ -208,7 +212,7 @@ export interface Session {
     options?: { readonly format?: F }
   ) => Effect.Effect<
     Messages<F>,
-    F extends Provider.Provider ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
+    F extends Provider.Format ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
   >
   /** The canonical conversation, where it came from, and the blocks that were skipped. */
   readonly readMessages: Effect.Effect<MessagesResult, ClientError.SessionError>
@@ -222,6 +226,16 @@ export interface Session {
     Tools<F>,
     F extends ToolFormat.Format ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
   >
+  /**
+   * The conversation and the session's tools for one provider API, in shapes that match, ready to
+   * spread into that SDK's create call (see {@link ApiRequest}): `{ messages, tools }` for
+   * `openai-chat` and `openrouter`, `{ input, tools }` for `openai-responses`, `{ system, messages,
+   * tools }` for `anthropic`, `{ contents, config }` for `google`.
+   */
+  readonly request: <A extends ApiRequest.Api>(
+    api: A,
+    options?: ApiRequest.Options<A>
+  ) => Effect.Effect<ApiRequest.Request<A>, ClientError.SessionError | ClientError.ConversionFailed>
   /**
    * The block types the server accepts in messages (`message_block_types` of its tool list); text and
    * image only for servers that do not say. Read once per session.
@@ -380,7 +394,7 @@ export interface Options {
    * `OPENREWARD_API_URL`, else the `api.` host of `OPENREWARD_URL`.
    */
   readonly apiUrl?: string | undefined
-  /** Default `openreward-effect/0.1.0`. */
+  /** Default `openreward-effect/<version>`, the version in package.json. */
   readonly userAgent?: string | undefined
   /** How often a session pings. Default 10 seconds. */
   readonly pingInterval?: Duration.DurationInput | undefined
@@ -463,7 +477,7 @@ export const make = (options?: Options): Effect.Effect<Service, ConfigError.Conf
       transport: {
         http,
         apiKey,
-        userAgent: options?.userAgent ?? "openreward-effect/0.1.0",
+        userAgent: options?.userAgent ?? `openreward-effect/${Version.version}`,
         heartbeat: Duration.decode(options?.heartbeatTimeout ?? "30 seconds"),
         retryStatuses: new Set(retry?.statuses ?? defaultRetry.statuses)
       },

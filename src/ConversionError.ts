@@ -76,12 +76,13 @@ export const Bridge = Schema.Literal("effect-ai", "ai-sdk").annotations({ identi
 export type Bridge = typeof Bridge.Type
 
 /**
- * A format conversions go to and come from: a provider's wire shape or a toolkit's messages.
+ * A format conversions go to and come from: a provider's wire shape (`openai-responses` included) or a
+ * toolkit's messages.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const Target = Schema.Union(Provider.Provider, Bridge)
+export const Target = Schema.Union(Provider.Format, Bridge)
 
 /**
  * @category models
@@ -96,7 +97,7 @@ export type Target = typeof Target.Type
  * @category schemas
  * @since 0.1.0
  */
-export const FormatName = Schema.Union(Provider.Provider, Bridge, Schema.Literal("canonical"))
+export const FormatName = Schema.Union(Provider.Format, Bridge, Schema.Literal("canonical"))
 
 /**
  * @category models
@@ -249,7 +250,8 @@ export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
 export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>(
   "openreward-effect/ConversionError/UnmatchedToolResult"
 )("UnmatchedToolResult", {
-  format: Target,
+  /** The provider format, or `canonical` when `Conversation.append` checks the pairing. */
+  format: FormatName,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -408,3 +410,131 @@ export const isConversionError = (u: unknown): u is ConversionError =>
  * @since 0.1.0
  */
 export const reason = (error: ConversionError): string => error.reason
+
+// -----------------------------------------------------------------------------
+// reading model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * A model response with several choices (OpenAI `n > 1`) or candidates (Gemini `candidateCount`)
+ * and no `choice` / `candidate` option to say which one to read: `decodeResponse` never picks one
+ * silently.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
+  "openreward-effect/ConversionError/MultipleChoices"
+)("MultipleChoices", {
+  format: Provider.Provider,
+  path: Path,
+  /** The `index` of every choice or candidate the response holds. */
+  indices: Schema.Array(Schema.Number),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.reason}`
+  }
+}
+
+/**
+ * A model response with no answer to read: no choice or candidate at all, or none with the index
+ * asked for, or a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
+ * no candidates; `blockReason` holds it).
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class NoAnswer extends Schema.TaggedError<NoAnswer>(
+  "openreward-effect/ConversionError/NoAnswer"
+)("NoAnswer", {
+  format: Provider.Provider,
+  path: Path,
+  blockReason: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.reason}`
+  }
+}
+
+/**
+ * A stream of response events that does not make one answer: it ended before the provider's final
+ * event (an interrupted stream), or an event does not fit what came before it (a delta for a block
+ * that was never started). `eventIndex` is the event's position in the stream.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
+  "openreward-effect/ConversionError/IncompleteStream"
+)("IncompleteStream", {
+  format: Provider.Provider,
+  eventIndex: Schema.optional(Schema.Number),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}${this.reason}`
+  }
+}
+
+/**
+ * Errors from reading a model response (`decodeResponse`) or its stream: everything a transcript
+ * decode can report, plus a response with several answers and none chosen, one with no answer, and
+ * a stream that does not make one answer.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream
+
+/**
+ * Schema of {@link ResponseError}, for sending errors over the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ResponseError = Schema.Union(
+  MalformedInput,
+  MisplacedBlock,
+  UnmatchedToolResult,
+  InvalidToolArguments,
+  UnsupportedContent,
+  MultipleChoices,
+  NoAnswer,
+  IncompleteStream
+)
+
+/**
+ * A turn appended after an assistant turn with tool calls that does not answer every one of them
+ * (`Conversation.append`): the providers reject a request where a tool call has no result in the
+ * next turn.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class UnansweredToolCall extends Schema.TaggedError<UnansweredToolCall>(
+  "openreward-effect/ConversionError/UnansweredToolCall"
+)("UnansweredToolCall", {
+  path: Path,
+  messageIndex: Schema.Number,
+  /** The ids of the calls with no result. */
+  toolCallIds: Schema.Array(Schema.String),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `canonical: ${where(this.messageIndex, undefined)}${this.reason}`
+  }
+}
+
+/**
+ * Errors from `Conversation.append`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type AppendError = MisplacedBlock | UnmatchedToolResult | UnansweredToolCall

@@ -2,6 +2,10 @@
  * openreward-effect: OpenReward conversation prompts, provider codecs and the environment protocol,
  * built on Effect.
  *
+ * The index needs only `effect`. The HTTP modules, which need `@effect/platform` (and
+ * `@effect/experimental`), are imported by sub-path: `openreward-effect/Server` and
+ * `openreward-effect/Client`.
+ *
  * @since 0.1.0
  */
 
@@ -76,6 +80,20 @@ export * as Protocol from "./Protocol.js"
 export * as OpenAiFormat from "./OpenAiFormat.js"
 
 /**
+ * Provider requests whose messages and tools match, typed for each SDK's create call.
+ *
+ * @since 0.2.0
+ */
+export * as ApiRequest from "./ApiRequest.js"
+
+/**
+ * The OpenAI Responses API format: `input` items, and model answers back into the conversation.
+ *
+ * @since 0.2.0
+ */
+export * as OpenAiResponsesFormat from "./OpenAiResponsesFormat.js"
+
+/**
  * The OpenRouter format (Chat Completions with OpenRouter's reasoning fields).
  *
  * @since 0.1.0
@@ -111,13 +129,6 @@ export * as Format from "./Format.js"
 export * as ToolFormat from "./ToolFormat.js"
 
 /**
- * The Effect client for OpenReward environments: environment handles and scoped sessions.
- *
- * @since 0.1.0
- */
-export * as Client from "./Client.js"
-
-/**
  * The closed union of client errors.
  *
  * @since 0.1.0
@@ -137,13 +148,6 @@ export * as Environment from "./Environment.js"
  * @since 0.1.0
  */
 export * as Tool from "./Tool.js"
-
-/**
- * Serving environments over the OpenReward HTTP protocol.
- *
- * @since 0.1.0
- */
-export * as Server from "./Server.js"
 
 /**
  * A model's answer in canonical form: the assistant turn, stop reason, usage, refusal.
