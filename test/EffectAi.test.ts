@@ -388,6 +388,10 @@ describe("EffectAi with LanguageModel.generateText", () => {
         assert.strictEqual(turn.id, "resp_1")
         assert.strictEqual(turn.model, "mock-1")
         assert.strictEqual(turn.providerStopReason, "tool-calls")
+        // @effect/ai's own history (Prompt.fromResponseParts, Chat) decodes too, but it has dropped the signature
+        assert.deepStrictEqual(right(EffectAi.decode(Prompt.fromResponseParts(response.content))), [
+          Message.assistant([Block.reasoning("Look it up."), Block.toolCall("call_1", "lookup_order", { id: "4411" })])
+        ])
 
         const refused = yield* toolkit.handle("no_such_tool", {})
         assert.isTrue(refused.isFailure)
