@@ -31,11 +31,12 @@
  *    trip of the messages (they are plain JSON).
  * 3. `decode` never throws; messages not written by this library decode message by message (a
  *    `tool` message is a user turn of tool results), and what canonical content cannot hold is an
- *    error: image URLs, files other than images, images without a media type, redacted reasoning,
+ *    error: image URLs, files other than images, images without a media type,
  *    provider-executed tools, tool approvals, denied executions, tool input that is not a JSON
  *    object. A `json` / `error-json` output that is not canonical blocks becomes one text block of
  *    its JSON text; a tool result's `toolName` and provider options other than the reasoning
- *    signature are not kept.
+ *    signature are not kept. Anthropic's redacted thinking (`providerOptions.anthropic.redactedData`)
+ *    reads as the library's canonical form of it and is written back as `redactedData`.
  *
  * @since 0.2.0
  */

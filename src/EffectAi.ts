@@ -32,10 +32,12 @@
  * 2. When `encode(c)` succeeds, `decode(encode(c))` equals `c`, exactly.
  * 3. `decode` never throws; a `Prompt` built without this library decodes message by message (a
  *    `tool` message is a user turn of tool results), and what canonical content cannot hold is an
- *    error: files other than images, image URLs, file names, redacted reasoning, provider-executed
+ *    error: files other than images, image URLs, file names, provider-executed
  *    tool calls and results, tool-call params that are not a JSON object. A tool result's `name`
  *    is not kept (canonical results refer to their call by id), nor provider options other than
- *    the reasoning signature.
+ *    the reasoning signature. Anthropic's `redacted_thinking` reads as the library's canonical form
+ *    of it (empty text, the data as signature, `detail: {anthropic: {redacted: true}}`) and is
+ *    written back as `redacted_thinking`.
  *
  * @since 0.2.0
  */
@@ -128,7 +130,8 @@ export type ResponseInput = internalResponse.Input
  * provider metadata: `anthropic`, `google` or `openai`), files that are images and tool calls make
  * the assistant turn; tool results (from a toolkit with handlers) make `toolResults`; the `finish`
  * part gives the stop reason and usage, `response-metadata` the id and model. Sources, stream
- * errors, provider-executed tools, non-image files and redacted reasoning are errors.
+ * errors, provider-executed tools and non-image files are errors; redacted thinking is read in
+ * its canonical form (empty text, the data as signature, `detail: {anthropic: {redacted: true}}`).
  *
  * @category decoding
  * @since 0.2.0

@@ -161,15 +161,6 @@ describe("AiSdk.decode", () => {
       "application/pdf"
     ],
     [
-      "redacted reasoning",
-      [{
-        role: "assistant",
-        content: [{ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "x" } } }]
-      }],
-      "UnsupportedContent",
-      "redacted"
-    ],
-    [
       "a provider-executed call",
       [{
         role: "assistant",
@@ -203,6 +194,21 @@ describe("AiSdk.decode", () => {
       assert.include(error.message, what)
     })
   }
+
+  it("reads Anthropic's redacted thinking in the canonical form, and writes it back", () => {
+    const conversation = right(AiSdk.decode([{
+      role: "assistant",
+      content: [{ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "opaque" } } }]
+    }]))
+    assert.deepStrictEqual(conversation, [
+      Message.assistant([Block.reasoning("", { signature: "opaque", detail: { anthropic: { redacted: true } } })])
+    ])
+    const [message] = right(AiSdk.encode(conversation))
+    const part = message?.role === "assistant" && typeof message.content !== "string" ? message.content[0] : undefined
+    assert.deepStrictEqual(part?.type === "reasoning" ? part.providerOptions?.anthropic : undefined, {
+      redactedData: "opaque"
+    })
+  })
 
   it.prop("never throws", [FastCheck.anything()], ([input]) => {
     const result = AiSdk.decode(input)

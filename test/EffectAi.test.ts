@@ -197,19 +197,6 @@ describe("EffectAi.decode", () => {
       "file application/pdf"
     ],
     [
-      "redacted reasoning",
-      [{
-        role: "assistant",
-        content: [{
-          type: "reasoning",
-          text: "",
-          options: { anthropic: { type: "redacted_thinking", redactedData: "x" } }
-        }]
-      }],
-      "UnsupportedContent",
-      "redacted_thinking"
-    ],
-    [
       "a provider-executed call",
       [{
         role: "assistant",
@@ -233,6 +220,24 @@ describe("EffectAi.decode", () => {
       assert.include(error.message, what)
     })
   }
+
+  it("reads Anthropic's redacted thinking in the canonical form, and writes it back", () => {
+    const prompt = Prompt.make([{
+      role: "assistant",
+      content: [{
+        type: "reasoning",
+        text: "",
+        options: { anthropic: { type: "redacted_thinking", redactedData: "opaque" } }
+      }]
+    }])
+    const conversation = right(EffectAi.decode(prompt))
+    assert.deepStrictEqual(conversation, [
+      Message.assistant([Block.reasoning("", { signature: "opaque", detail: { anthropic: { redacted: true } } })])
+    ])
+    const [message] = encoded(right(EffectAi.encode(conversation)))
+    const part = message?.role === "assistant" && typeof message.content !== "string" ? message.content[0] : undefined
+    assert.deepStrictEqual(part?.options?.anthropic, { type: "redacted_thinking", redactedData: "opaque" })
+  })
 
   it("fails on a malformed openreward entry and on input that is no prompt", () => {
     const marks = left(
@@ -383,6 +388,10 @@ describe("EffectAi with LanguageModel.generateText", () => {
         assert.strictEqual(turn.id, "resp_1")
         assert.strictEqual(turn.model, "mock-1")
         assert.strictEqual(turn.providerStopReason, "tool-calls")
+        // @effect/ai's own history (Prompt.fromResponseParts, Chat) decodes too, but it has dropped the signature
+        assert.deepStrictEqual(right(EffectAi.decode(Prompt.fromResponseParts(response.content))), [
+          Message.assistant([Block.reasoning("Look it up."), Block.toolCall("call_1", "lookup_order", { id: "4411" })])
+        ])
 
         const refused = yield* toolkit.handle("no_such_tool", {})
         assert.isTrue(refused.isFailure)
