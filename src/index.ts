@@ -151,3 +151,10 @@ export * as Server from "./Server.js"
  * @since 0.2.0
  */
 export * as ModelResponse from "./ModelResponse.js"
+
+/**
+ * The episode runner: a model and a session in a loop, with rewards and why it stopped.
+ *
+ * @since 0.2.0
+ */
+export * as Episode from "./Episode.js"
