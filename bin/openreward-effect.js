@@ -1,4 +1,15 @@
 #!/usr/bin/env node
 // The published entry point runs the compiled CLI (`npm pack` builds dist/ first).
 // In a clone of the repository, use `npm run cli -- ...`, which runs the TypeScript sources directly.
-import "../dist/bin/cli.js"
+// The library needs only `effect`; the CLI also needs the optional peers, so say which when they are missing.
+try {
+  await import("../dist/bin/cli.js")
+} catch (error) {
+  const missing = /Cannot find package '(@effect\/(?:platform|platform-node|experimental))'/.exec(String(error?.message))
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || missing === null) throw error
+  process.stderr.write(
+    `openreward-effect: the CLI needs ${missing[1]}; install the optional peers next to the library:\n` +
+      "  npm install @effect/platform @effect/platform-node @effect/experimental\n"
+  )
+  process.exitCode = 1
+}

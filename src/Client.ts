@@ -59,6 +59,7 @@ import type * as Conversation from "./Conversation.js"
 import type * as Format from "./Format.js"
 import * as internal from "./internal/client/environment.js"
 import type * as Retry from "./internal/client/retry.js"
+import * as Version from "./internal/version.js"
 import * as Json from "./Json.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Protocol from "./Protocol.js"
@@ -380,7 +381,7 @@ export interface Options {
    * `OPENREWARD_API_URL`, else the `api.` host of `OPENREWARD_URL`.
    */
   readonly apiUrl?: string | undefined
-  /** Default `openreward-effect/0.1.0`. */
+  /** Default `openreward-effect/<version>`, the version in package.json. */
   readonly userAgent?: string | undefined
   /** How often a session pings. Default 10 seconds. */
   readonly pingInterval?: Duration.DurationInput | undefined
@@ -463,7 +464,7 @@ export const make = (options?: Options): Effect.Effect<Service, ConfigError.Conf
       transport: {
         http,
         apiKey,
-        userAgent: options?.userAgent ?? "openreward-effect/0.1.0",
+        userAgent: options?.userAgent ?? `openreward-effect/${Version.version}`,
         heartbeat: Duration.decode(options?.heartbeatTimeout ?? "30 seconds"),
         retryStatuses: new Set(retry?.statuses ?? defaultRetry.statuses)
       },

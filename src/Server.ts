@@ -18,7 +18,7 @@
  * @example
  * ```ts no-run
  * import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
- * import { Server } from "openreward-effect"
+ * import * as Server from "openreward-effect/Server"
  * import * as Layer from "effect/Layer"
  * import { createServer } from "node:http"
  * import { environments } from "./my-environments.js"

@@ -2,6 +2,10 @@
  * openreward-effect: OpenReward conversation prompts, provider codecs and the environment protocol,
  * built on Effect.
  *
+ * The index needs only `effect`. The HTTP modules, which need `@effect/platform` (and
+ * `@effect/experimental`), are imported by sub-path: `openreward-effect/Server` and
+ * `openreward-effect/Client`.
+ *
  * @since 0.1.0
  */
 
@@ -111,13 +115,6 @@ export * as Format from "./Format.js"
 export * as ToolFormat from "./ToolFormat.js"
 
 /**
- * The Effect client for OpenReward environments: environment handles and scoped sessions.
- *
- * @since 0.1.0
- */
-export * as Client from "./Client.js"
-
-/**
  * The closed union of client errors.
  *
  * @since 0.1.0
@@ -137,13 +134,6 @@ export * as Environment from "./Environment.js"
  * @since 0.1.0
  */
 export * as Tool from "./Tool.js"
-
-/**
- * Serving environments over the OpenReward HTTP protocol.
- *
- * @since 0.1.0
- */
-export * as Server from "./Server.js"
 
 /**
  * A model's answer in canonical form: the assistant turn, stop reason, usage, refusal.

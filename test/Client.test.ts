@@ -13,7 +13,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
 import * as Http from "node:http"
+import * as path from "node:path"
 import * as Block from "openreward-effect/Block"
 import * as Client from "openreward-effect/Client"
 import * as ClientError from "openreward-effect/ClientError"
@@ -27,6 +29,10 @@ import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
 import * as ToolFormat from "openreward-effect/ToolFormat"
 import { dialogueMessages, FakeServer, httpClient, plainPrompt, serveNode, tools } from "./client/FakeServer.js"
+
+const packageVersion = (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as {
+  version: string
+}).version
 
 // -----------------------------------------------------------------------------
 // helpers
@@ -965,7 +971,7 @@ describe("Configuration", () => {
       assert.strictEqual(client.baseUrl, "http://from-env.test")
       yield* client.environment("dialogue").splits
       assert.strictEqual(server.log[0]?.headers["x-api-key"], "env-key")
-      assert.strictEqual(server.log[0]?.headers["user-agent"], "openreward-effect/0.1.0")
+      assert.strictEqual(server.log[0]?.headers["user-agent"], `openreward-effect/${packageVersion}`)
       assert.strictEqual(server.log[0]?.headers.host, undefined)
     }).pipe(
       Effect.provide(Client.layer().pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient(server))))),

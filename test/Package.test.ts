@@ -1,0 +1,89 @@
+/**
+ * The package's shape, checked from the sources: the index needs only `effect`, so a transcript
+ * converter installs `openreward-effect` and `effect` and nothing else; every module that needs
+ * another package (the HTTP server and client need `@effect/platform`) is imported by sub-path.
+ * `npm run test:package` checks the same from a packed and installed tarball.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const root = path.resolve(__dirname, "..")
+const src = path.join(root, "src")
+
+const importsOf = (file: string): Array<string> => {
+  const text = fs.readFileSync(file, "utf8")
+  const found: Array<string> = []
+  for (const match of text.matchAll(/^\s*(?:import|export)\b[^"'`;]*?from\s+["']([^"']+)["']/gm)) {
+    found.push(match[1]!)
+  }
+  for (const match of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) found.push(match[1]!)
+  return found
+}
+
+const packageOf = (specifier: string): string =>
+  specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+
+/** The packages (not `node:` built-ins) a module needs, through its relative imports. */
+const externalsOf = (file: string): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  const externals = new Set<string>()
+  const visit = (current: string) => {
+    if (seen.has(current)) return
+    seen.add(current)
+    for (const specifier of importsOf(current)) {
+      if (specifier.startsWith(".")) visit(path.resolve(path.dirname(current), specifier.replace(/\.js$/, ".ts")))
+      else if (!specifier.startsWith("node:")) externals.add(packageOf(specifier))
+    }
+  }
+  visit(file)
+  return externals
+}
+
+const modules = fs.readdirSync(src).filter((f) => f.endsWith(".ts") && f !== "index.ts").map((f) => f.slice(0, -3))
+const indexExports = new Set(
+  [...fs.readFileSync(path.join(src, "index.ts"), "utf8").matchAll(/export \* as (\w+) from "\.\/(\w+)\.js"/g)]
+    .map((m) => m[2]!)
+)
+
+describe("package shape", () => {
+  it("the index needs only effect", () => {
+    assert.deepStrictEqual([...externalsOf(path.join(src, "index.ts"))], ["effect"])
+  })
+
+  for (const name of modules) {
+    const externals = [...externalsOf(path.join(src, `${name}.ts`))].filter((p) => p !== "effect")
+    if (externals.length === 0) {
+      it(`${name} needs only effect, so the index exports it`, () => {
+        assert.isTrue(indexExports.has(name), `add \`export * as ${name} from "./${name}.js"\` to src/index.ts`)
+      })
+    } else {
+      it(`${name} needs ${externals.join(", ")}, so it is imported by sub-path only`, () => {
+        assert.isFalse(indexExports.has(name), `openreward-effect/${name} must stay out of src/index.ts`)
+      })
+    }
+  }
+
+  it("every package a module needs is effect, a dependency or a declared peer", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>
+      peerDependencies?: Record<string, string>
+    }
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {})
+    ])
+    for (const file of [...modules.map((m) => `${m}.ts`), "bin/cli.ts"]) {
+      for (const external of externalsOf(path.join(src, file))) {
+        assert.isTrue(declared.has(external), `src/${file} imports ${external}, which package.json does not declare`)
+      }
+    }
+  })
+})
+
+describe("package version", () => {
+  it("src/internal/version.ts is generated from package.json (run `tsx scripts/version.ts`)", async () => {
+    const generator = (await import("../scripts/version.js")) as { source: string }
+    assert.strictEqual(fs.readFileSync(path.join(src, "internal", "version.ts"), "utf8"), generator.source)
+  })
+})
