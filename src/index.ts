@@ -141,10 +141,3 @@ export * as Tool from "./Tool.js"
  * @since 0.2.0
  */
 export * as ModelResponse from "./ModelResponse.js"
-
-/**
- * The episode runner: a model and a session in a loop, with rewards and why it stopped.
- *
- * @since 0.2.0
- */
-export * as Episode from "./Episode.js"
