@@ -50,6 +50,7 @@ import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
+import * as Reasoning from "./internal/anthropic/reasoning.js"
 import * as AnthropicDecode from "./internal/anthropicDecode.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
@@ -514,6 +515,13 @@ export interface EncodeOptions {
    * Claude Opus 4.8 and later; text only).
    */
   readonly laterSystem?: "error" | "user" | "inline" | undefined
+  /**
+   * What to do with an assistant reasoning block without a signature, which the Messages API rejects
+   * (400) as a `thinking` block: `"send"` (default, as the reference): a `thinking` block without
+   * `signature`, for servers that accept it. `"text"`: a text block. `"omit"`: leave it out (a turn
+   * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
+   */
+  readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
 }
 
 /**
@@ -752,7 +760,10 @@ export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, ConversionError.EncodeError> => {
-  const encoded = encodeConversation(conversation, options)
+  const prepared = Reasoning.prepare(conversation, options?.unsignedReasoning)
+  const encoded: Either.Either<Wire, ConversionError.EncodeError> = Either.isLeft(prepared)
+    ? Either.left(prepared.left)
+    : encodeConversation(prepared.right, options)
   if (Either.isRight(encoded)) return encoded
   const placed = Conversation.validate(conversation)
   return Either.isLeft(placed) ? Either.left(placed.left) : encoded
@@ -1059,3 +1070,58 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
+ * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
+ * caller chooses not to keep: `redacted_thinking` (opaque encrypted reasoning) and the server-tool
+ * blocks (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
+ * `code_execution_tool_result`, ...). Without it, such a block is an `UnsupportedContent` error.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends AnthropicResponse.ResponseOptions {}
+
+/**
+ * Read an Anthropic `Message`, as `messages.create` returns it, into a
+ * {@link ModelResponse.ModelResponse}: the assistant turn (its content read as {@link decode}
+ * reads an assistant message; a text block's `citations` kept in that block's `detail`), the stop
+ * reason (`end_turn` / `stop_sequence` → `stop`, `tool_use` → `tool_calls`, `max_tokens` /
+ * `model_context_window_exceeded` → `max_tokens`, `refusal` → `refusal` with
+ * `stop_details.explanation` as the refusal text, `pause_turn` → `pause`) and the usage
+ * (`inputTokens` counts cache reads and writes). Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  AnthropicResponse.decodeResponse(input, options)
+
+/**
+ * Fold a stream of `MessageStreamEvent`s (what `messages.create({ stream: true })` yields; from the
+ * SDK's async iterable with `Stream.fromAsyncIterable`) into the response {@link decodeResponse}
+ * gives for the same message sent whole. A stream that ends before `message_stop` fails with
+ * `IncompleteStream`.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  AnthropicStream.decodeStream(events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as AnthropicResponse from "./internal/anthropic/response.js"
+import * as AnthropicStream from "./internal/anthropic/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"

@@ -25,6 +25,10 @@
  * // {"text":"hello","detail":null,"type":"text"}
  * ```
  *
+ * ```text output
+ * {"text":"hello","detail":null,"type":"text"}
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

@@ -132,12 +132,14 @@ export interface SessionOptions {
 }
 
 /**
- * The formats `getMessages` can return: `none` for the canonical conversation, or a provider.
+ * The formats `getMessages` can return: `none` for the canonical conversation, or a format. The
+ * conversion runs on the client, as in the reference; `openai-responses` is this library's own (the
+ * reference's `get_messages` does not take it).
  *
  * @category models
  * @since 0.1.0
  */
-export type MessagesFormat = "none" | Provider.Provider
+export type MessagesFormat = "none" | Provider.Format
 
 /**
  * What `getMessages` returns for a format.
@@ -145,7 +147,7 @@ export type MessagesFormat = "none" | Provider.Provider
  * @category models
  * @since 0.1.0
  */
-export type Messages<F extends MessagesFormat> = F extends Provider.Provider ? Format.Wire[F]
+export type Messages<F extends MessagesFormat> = F extends Provider.Format ? Format.Wire[F]
   : Conversation.Conversation
 
 /**
@@ -209,7 +211,7 @@ export interface Session {
     options?: { readonly format?: F }
   ) => Effect.Effect<
     Messages<F>,
-    F extends Provider.Provider ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
+    F extends Provider.Format ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
   >
   /** The canonical conversation, where it came from, and the blocks that were skipped. */
   readonly readMessages: Effect.Effect<MessagesResult, ClientError.SessionError>

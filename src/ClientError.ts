@@ -32,6 +32,10 @@
  * console.log(advice(new ClientError.SessionTerminated({ sid: "s1", reason: "ping failed" })))
  * ```
  *
+ * ```text output
+ * start a new session
+ * ```
+ *
  * Every error is a `Schema.TaggedError`, so the union encodes to JSON and back with
  * {@link ClientError}.
  *

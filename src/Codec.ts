@@ -24,8 +24,8 @@ import type * as Provider from "./Provider.js"
  * @since 0.1.0
  */
 export interface Codec<Wire, EncodeOptions = {}, DecodeOptions = {}> {
-  /** The provider this codec speaks. */
-  readonly name: Provider.Provider
+  /** The format this codec speaks. */
+  readonly name: Provider.Format
   /** Canonical messages to the provider's request shape. */
   readonly encode: (
     conversation: Conversation.Conversation,

@@ -19,6 +19,10 @@
  * // canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: ...
  * ```
  *
+ * ```text output
+ * canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
@@ -135,3 +139,98 @@ export const encode = (conversation: Conversation): Encoded => encodeConversatio
  */
 export const blocks = (conversation: Conversation): ReadonlyArray<Block.Block> =>
   conversation.flatMap((m): ReadonlyArray<Block.Block> => m.blocks)
+
+/**
+ * Append turns to a conversation, as a harness does after each model answer: the assistant turn
+ * (`ModelResponse.message`), then the user turn holding the tool results. Each appended turn is
+ * checked: its blocks must be placed as its role allows (`MisplacedBlock`), every tool result must
+ * answer a tool call of the assistant turn right before it, once (`UnmatchedToolResult`), and a
+ * turn after an assistant turn with tool calls must answer all of them (`UnansweredToolCall`), as
+ * the providers require of a request. The conversation given is not changed.
+ *
+ * @example
+ * ```ts
+ * import { Block, Conversation, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as assert from "node:assert"
+ *
+ * const start = [Message.user("Where is order 4411?")]
+ * const next = Conversation.append(
+ *   start,
+ *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
+ *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
+ * )
+ * assert.strictEqual(Either.getOrThrow(next).length, 3)
+ *
+ * const unanswered = Conversation.append(start, Message.assistant([Block.toolCall("tc_1", "lookup_order")]), Message.user("hi"))
+ * assert.strictEqual(Either.isLeft(unanswered) && unanswered.left._tag, "UnansweredToolCall")
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const append = (
+  conversation: Conversation,
+  ...messages: ReadonlyArray<Message.Message>
+): Either.Either<Conversation, ConversionError.AppendError> => {
+  const out = conversation.slice()
+  for (const message of messages) {
+    const messageIndex = out.length
+    for (const [blockIndex, block] of (message.blocks as ReadonlyArray<Block.Block>).entries()) {
+      if (!Message.isAllowed(message.role, block.type)) {
+        return Either.left(
+          new Errors.MisplacedBlock({
+            path: [messageIndex, "blocks", blockIndex],
+            messageIndex,
+            blockIndex,
+            role: message.role,
+            blockType: block.type
+          })
+        )
+      }
+    }
+    const previous = out[out.length - 1]
+    const calls = previous?.role === "assistant"
+      ? previous.blocks.flatMap((b) => b.type === "tool_call" ? [b.id] : [])
+      : []
+    const answered = new Set<string>()
+    for (const [blockIndex, block] of (message.blocks as ReadonlyArray<Block.Block>).entries()) {
+      if (block.type !== "tool_result") continue
+      const id = block.tool_call_id
+      if (!calls.includes(id) || answered.has(id)) {
+        return Either.left(
+          new Errors.UnmatchedToolResult({
+            format: "canonical",
+            path: [messageIndex, "blocks", blockIndex],
+            messageIndex,
+            blockIndex,
+            toolCallId: id,
+            reason: answered.has(id)
+              ? "the call was already answered in this turn"
+              : calls.length === 0
+              ? "the turn before it is not an assistant turn with tool calls"
+              : `the assistant turn before it calls ${calls.map((c) => JSON.stringify(c)).join(", ")}`
+          })
+        )
+      }
+      answered.add(id)
+    }
+    const missing = calls.filter((c) => !answered.has(c))
+    if (missing.length > 0) {
+      return Either.left(
+        new Errors.UnansweredToolCall({
+          path: [messageIndex],
+          messageIndex,
+          toolCallIds: missing,
+          reason: `the turn after the assistant's tool calls does not answer ${
+            missing.map((c) => JSON.stringify(c)).join(", ")
+          }: add a tool_result block for each`
+        })
+      )
+    }
+    out.push(message)
+  }
+  return Either.right(out)
+}
+
+import * as Errors from "./ConversionError.js"

@@ -60,12 +60,13 @@ export const Path = Schema.Array(Schema.Union(Schema.String, Schema.Number))
 export type Path = typeof Path.Type
 
 /**
- * The format an error is about: a provider, or `canonical` for the library's own wire shape.
+ * The format an error is about: a provider format (or `openai-responses`), or `canonical` for the
+ * library's own wire shape.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const FormatName = Schema.Union(Provider.Provider, Schema.Literal("canonical"))
+export const FormatName = Schema.Union(Provider.Format, Schema.Literal("canonical"))
 
 /**
  * @category models
@@ -169,7 +170,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
 export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   "openreward-effect/ConversionError/UnsupportedBlock"
 )("UnsupportedBlock", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -194,7 +195,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
 export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   "openreward-effect/ConversionError/UnsupportedMessage"
 )("UnsupportedMessage", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   role: Schema.String,
@@ -218,7 +219,8 @@ export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
 export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>(
   "openreward-effect/ConversionError/UnmatchedToolResult"
 )("UnmatchedToolResult", {
-  format: Provider.Provider,
+  /** The provider format, or `canonical` when `Conversation.append` checks the pairing. */
+  format: FormatName,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -243,7 +245,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
 export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>(
   "openreward-effect/ConversionError/InvalidToolArguments"
 )("InvalidToolArguments", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -267,7 +269,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
 export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   "openreward-effect/ConversionError/UnsupportedContent"
 )("UnsupportedContent", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.optional(Schema.Number),
@@ -377,3 +379,131 @@ export const isConversionError = (u: unknown): u is ConversionError =>
  * @since 0.1.0
  */
 export const reason = (error: ConversionError): string => error.reason
+
+// -----------------------------------------------------------------------------
+// reading model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * A model response with several choices (OpenAI `n > 1`) or candidates (Gemini `candidateCount`)
+ * and no `choice` / `candidate` option to say which one to read: `decodeResponse` never picks one
+ * silently.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
+  "openreward-effect/ConversionError/MultipleChoices"
+)("MultipleChoices", {
+  format: Provider.Provider,
+  path: Path,
+  /** The `index` of every choice or candidate the response holds. */
+  indices: Schema.Array(Schema.Number),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.reason}`
+  }
+}
+
+/**
+ * A model response with no answer to read: no choice or candidate at all, or none with the index
+ * asked for, or a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
+ * no candidates; `blockReason` holds it).
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class NoAnswer extends Schema.TaggedError<NoAnswer>(
+  "openreward-effect/ConversionError/NoAnswer"
+)("NoAnswer", {
+  format: Provider.Provider,
+  path: Path,
+  blockReason: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.reason}`
+  }
+}
+
+/**
+ * A stream of response events that does not make one answer: it ended before the provider's final
+ * event (an interrupted stream), or an event does not fit what came before it (a delta for a block
+ * that was never started). `eventIndex` is the event's position in the stream.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
+  "openreward-effect/ConversionError/IncompleteStream"
+)("IncompleteStream", {
+  format: Provider.Provider,
+  eventIndex: Schema.optional(Schema.Number),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}${this.reason}`
+  }
+}
+
+/**
+ * Errors from reading a model response (`decodeResponse`) or its stream: everything a transcript
+ * decode can report, plus a response with several answers and none chosen, one with no answer, and
+ * a stream that does not make one answer.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream
+
+/**
+ * Schema of {@link ResponseError}, for sending errors over the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ResponseError = Schema.Union(
+  MalformedInput,
+  MisplacedBlock,
+  UnmatchedToolResult,
+  InvalidToolArguments,
+  UnsupportedContent,
+  MultipleChoices,
+  NoAnswer,
+  IncompleteStream
+)
+
+/**
+ * A turn appended after an assistant turn with tool calls that does not answer every one of them
+ * (`Conversation.append`): the providers reject a request where a tool call has no result in the
+ * next turn.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class UnansweredToolCall extends Schema.TaggedError<UnansweredToolCall>(
+  "openreward-effect/ConversionError/UnansweredToolCall"
+)("UnansweredToolCall", {
+  path: Path,
+  messageIndex: Schema.Number,
+  /** The ids of the calls with no result. */
+  toolCallIds: Schema.Array(Schema.String),
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `canonical: ${where(this.messageIndex, undefined)}${this.reason}`
+  }
+}
+
+/**
+ * Errors from `Conversation.append`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type AppendError = MisplacedBlock | UnmatchedToolResult | UnansweredToolCall

@@ -1,7 +1,7 @@
 /**
  * Every conversation format by name, for code that picks a format at run time (a CLI flag, an HTTP
- * parameter): the four provider codecs, plus `canonical` (the library's own wire JSON) and `prompt`
- * (the `/prompt` flattening, encode only).
+ * parameter): the four provider codecs and `openai-responses`, plus `canonical` (the library's own
+ * wire JSON) and `prompt` (the `/prompt` flattening, encode only).
  *
  * @example
  * ```ts
@@ -15,6 +15,13 @@
  * }
  * ```
  *
+ * ```text output
+ * openai [{"role":"system","content":"Be terse."},{"role":"user","content":"Hi"}]
+ * openrouter [{"role":"system","content":"Be terse."},{"role":"user","content":"Hi"}]
+ * anthropic {"system":"Be terse.","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}
+ * google {"system_instruction":"Be terse.","contents":[{"role":"user","parts":[{"text":"Hi"}]}]}
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
@@ -24,12 +31,13 @@ import * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
 import * as GoogleFormat from "./GoogleFormat.js"
 import * as OpenAiFormat from "./OpenAiFormat.js"
+import * as OpenAiResponsesFormat from "./OpenAiResponsesFormat.js"
 import * as OpenRouterFormat from "./OpenRouterFormat.js"
 import * as Prompt from "./Prompt.js"
 import * as Provider from "./Provider.js"
 
 /**
- * The wire shape each provider format produces.
+ * The wire shape each format produces.
  *
  * @category models
  * @since 0.1.0
@@ -39,19 +47,21 @@ export interface Wire {
   readonly openrouter: OpenRouterFormat.Wire
   readonly anthropic: AnthropicFormat.Wire
   readonly google: GoogleFormat.Wire
+  readonly "openai-responses": OpenAiResponsesFormat.Wire
 }
 
 /**
- * The codec of every provider.
+ * The codec of every format.
  *
  * @category constants
  * @since 0.1.0
  */
-export const codecs: { readonly [P in Provider.Provider]: Codec.Codec<Wire[P], any, any> } = {
+export const codecs: { readonly [P in Provider.Format]: Codec.Codec<Wire[P], any, any> } = {
   openai: OpenAiFormat.codec,
   openrouter: OpenRouterFormat.codec,
   anthropic: AnthropicFormat.codec,
-  google: GoogleFormat.codec
+  google: GoogleFormat.codec,
+  "openai-responses": OpenAiResponsesFormat.codec
 }
 
 /**
@@ -68,7 +78,7 @@ export const providers: ReadonlyArray<Provider.Provider> = Provider.all
  * @category models
  * @since 0.1.0
  */
-export type Source = Provider.Provider | "canonical"
+export type Source = Provider.Format | "canonical"
 
 /**
  * A format to write a conversation to.
@@ -76,19 +86,19 @@ export type Source = Provider.Provider | "canonical"
  * @category models
  * @since 0.1.0
  */
-export type Target = Provider.Provider | "canonical" | "prompt"
+export type Target = Provider.Format | "canonical" | "prompt"
 
 /**
  * @category constants
  * @since 0.1.0
  */
-export const sources: ReadonlyArray<Source> = ["canonical", ...Provider.all]
+export const sources: ReadonlyArray<Source> = ["canonical", ...Provider.formats]
 
 /**
  * @category constants
  * @since 0.1.0
  */
-export const targets: ReadonlyArray<Target> = [...Provider.all, "prompt", "canonical"]
+export const targets: ReadonlyArray<Target> = [...Provider.formats, "prompt", "canonical"]
 
 /**
  * Convert a canonical conversation to a provider's wire shape, with that format's default options.
@@ -96,7 +106,7 @@ export const targets: ReadonlyArray<Target> = [...Provider.all, "prompt", "canon
  * @category encoding
  * @since 0.1.0
  */
-export const encode = <P extends Provider.Provider>(
+export const encode = <P extends Provider.Format>(
   provider: P,
   conversation: Conversation.Conversation
 ): Either.Either<Wire[P], ConversionError.EncodeError> => codecs[provider].encode(conversation)
@@ -108,7 +118,7 @@ export const encode = <P extends Provider.Provider>(
  * @since 0.1.0
  */
 export const decode = (
-  provider: Provider.Provider,
+  provider: Provider.Format,
   input: unknown
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => codecs[provider].decode(input)
 

@@ -507,3 +507,59 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}. `candidate`: the `index` of the
+ * candidate to read when the response holds several (`candidateCount > 1`); without it such a
+ * response is a `MultipleChoices` error. `toolCallIdPrefix`: how the ids of function calls that
+ * came without one begin (default `call_<responseId>`, or `call_<hash of the parts>` without a
+ * response id); the part's index follows.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends GoogleResponse.ResponseOptions {}
+
+/**
+ * Read a Gemini `GenerateContentResponse`, as `models.generateContent` returns it, or one of its
+ * candidates, into a {@link ModelResponse.ModelResponse}: the assistant turn (its parts read as
+ * {@link decode} reads a model turn; `citationMetadata`, `groundingMetadata` and `finishMessage`
+ * kept in the message's `detail`), the stop reason (`STOP` → `stop`, or `tool_calls` when the turn
+ * calls functions; `MAX_TOKENS` / `CONTINUATION` → `max_tokens`; `SAFETY`, `RECITATION`,
+ * `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`, `IMAGE_*` filters → `content_filter`; anything else
+ * `other`) and the usage (`outputTokens` counts the thoughts). A blocked prompt (no candidates,
+ * `promptFeedback.blockReason`) is a `NoAnswer` error carrying the block reason. Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  GoogleResponse.decodeResponse(input, options)
+
+/**
+ * Fold a stream of `GenerateContentResponse` chunks (what `models.generateContentStream` yields;
+ * from the SDK's async generator with `Stream.fromAsyncIterable`) into the response
+ * {@link decodeResponse} gives for the same answer sent whole (adjacent text of the same kind
+ * joined). A stream that ends before a candidate's `finishReason` fails with `IncompleteStream`.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  GoogleStream.decodeStream(events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as GoogleResponse from "./internal/google/response.js"
+import * as GoogleStream from "./internal/google/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"

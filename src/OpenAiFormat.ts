@@ -358,3 +358,55 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}: the {@link DecodeOptions} the
+ * message is read with, and `choice`, the `index` of the choice to read when the completion holds
+ * several (`n > 1`); without it such a completion is a `MultipleChoices` error.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends ChatResponse.ResponseOptions {}
+
+/**
+ * Read a Chat Completions answer, a `ChatCompletion` as the `openai` SDK returns it or one of its
+ * `choices`, into a {@link ModelResponse.ModelResponse}: the assistant turn (content, refusal,
+ * reasoning fields and tool calls read as {@link decode} reads an assistant message; an empty
+ * `content` string is no text; `annotations` kept in the message's `detail`), the stop reason
+ * (`stop`, `length` → `max_tokens`, `tool_calls`, `content_filter`, anything else `other`; a
+ * `refusal` makes it `refusal`; `stop` with tool calls is `tool_calls`) and the usage. Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  ChatResponse.decodeResponse(name, input, options)
+
+/**
+ * Fold a stream of `ChatCompletionChunk`s (what `chat.completions.create({ stream: true })`
+ * yields; from the SDK's async iterable with `Stream.fromAsyncIterable`) into the response
+ * {@link decodeResponse} gives for the same answer sent whole. A stream that ends before its
+ * `finish_reason` fails with `IncompleteStream`.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  ChatStream.decodeStream(name, events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as ChatResponse from "./internal/openai/response.js"
+import * as ChatStream from "./internal/openai/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"

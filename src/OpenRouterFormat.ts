@@ -336,3 +336,51 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, en
  * @since 0.1.0
  */
 export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// model responses
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link decodeResponse} and {@link decodeStream}: the {@link DecodeOptions} the
+ * message is read with (`encryptedReasoning` included), and `choice`, the `index` of the choice to
+ * read when the completion holds several; without it such a completion is a `MultipleChoices`
+ * error.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseOptions extends ChatResponse.ResponseOptions {}
+
+/**
+ * Read an OpenRouter chat completion (the OpenAI shape, with `reasoning` / `reasoning_details`),
+ * or one of its choices, into a {@link ModelResponse.ModelResponse}, as
+ * `OpenAiFormat.decodeResponse` does; errors name `openrouter`. Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  input: unknown,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
+  ChatResponse.decodeResponse(name, input, options)
+
+/**
+ * Fold a stream of OpenRouter chat completion chunks into the response {@link decodeResponse}
+ * gives for the same answer sent whole (`reasoning_details` fragments merged by `index`).
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  ChatStream.decodeStream(name, events, options)
+
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import * as ChatResponse from "./internal/openai/response.js"
+import * as ChatStream from "./internal/openai/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"

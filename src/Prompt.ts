@@ -19,6 +19,10 @@
  * // ["[system]", "Be terse.", "[user]", "Hi"]
  * ```
  *
+ * ```text output
+ * [ '[system]', 'Be terse.', '[user]', 'Hi' ]
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"

@@ -7,6 +7,8 @@
  *
  * @since 0.1.0
  */
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "./Block.js"
 import * as Json from "./Json.js"
@@ -14,6 +16,46 @@ import * as Message from "./Message.js"
 
 const nullable = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
+
+/** Unicode `White_Space`, what pydantic trims from an integer written as a string. */
+const space = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"
+const integerText = new RegExp(`^${space}([+-]?)(\\d+(?:_\\d+)*)(?:\\.0+)?${space}$`)
+
+/**
+ * An integer as pydantic reads an `int` field in lax mode (how FastAPI validates request bodies):
+ * an integral number (`1.0` is 1), a boolean (`true` is 1), or a string holding a decimal integer
+ * (`" +1 "`, `"1_000"`, `"1.0"`). Integers beyond the safe range are kept as the nearest number, which
+ * is as out of range as the exact one for every index and slice bound.
+ */
+const parseLaxInt = (u: unknown): Option.Option<number> => {
+  if (typeof u === "number") return Number.isInteger(u) ? Option.some(u === 0 ? 0 : u) : Option.none()
+  if (typeof u === "boolean") return Option.some(u ? 1 : 0)
+  if (typeof u === "string") {
+    const match = integerText.exec(u)
+    if (match === null) return Option.none()
+    const n = Number(match[1]! + match[2]!.replaceAll("_", ""))
+    return Option.some(n === 0 ? 0 : n)
+  }
+  return Option.none()
+}
+
+/**
+ * An `int` field of a request body, coerced as pydantic's lax mode coerces it: `1.0`, `true` and
+ * `" 1 "` are 1; anything else fails as `Schema.Int` does (so its error reads as pydantic's:
+ * `int_parsing` for a string, `int_from_float` for a fraction, `int_type` otherwise).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const LaxInt: Schema.Schema<number, unknown> = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
+  strict: true,
+  decode: (u) =>
+    Option.match(parseLaxInt(u), {
+      onNone: () => ParseResult.fail(new ParseResult.Type(Schema.Int.ast, u)),
+      onSome: ParseResult.succeed
+    }),
+  encode: ParseResult.succeed
+}).annotations({ identifier: "LaxInt" })
 
 /**
  * What a tool returns: content blocks, free-form metadata, an optional reward, and whether the
@@ -168,7 +210,7 @@ export const CreateSession = Schema.Struct({
   env_name: nullable(Schema.String),
   task_spec: nullable(Json.JsonObject),
   split: nullable(Schema.String),
-  index: nullable(Schema.Int),
+  index: nullable(LaxInt),
   toolset_name: nullable(Schema.String)
 }).annotations({ identifier: "CreateSession" })
 
@@ -215,7 +257,7 @@ export const ListTasks = Schema.Struct({ split: Schema.String })
  * @category schemas
  * @since 0.1.0
  */
-export const GetTask = Schema.Struct({ split: Schema.String, index: Schema.Int })
+export const GetTask = Schema.Struct({ split: Schema.String, index: LaxInt })
 
 /**
  * The body of `/task_range`.
@@ -225,8 +267,8 @@ export const GetTask = Schema.Struct({ split: Schema.String, index: Schema.Int }
  */
 export const GetTaskRange = Schema.Struct({
   split: Schema.String,
-  start: nullable(Schema.Int),
-  stop: nullable(Schema.Int)
+  start: nullable(LaxInt),
+  stop: nullable(LaxInt)
 })
 
 /**

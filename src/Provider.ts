@@ -35,3 +35,35 @@ export const all: ReadonlyArray<Provider> = ["openai", "openrouter", "anthropic"
  * @since 0.1.0
  */
 export const isProvider: (u: unknown) => u is Provider = Schema.is(Provider)
+
+/**
+ * Every conversation format a codec speaks: the providers the reference SDK converts to, plus
+ * `openai-responses` (the OpenAI Responses API `input` items), which this library converts on the
+ * client side only (the reference's `get_messages` does not accept it).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Format = Schema.Literal("openai", "openrouter", "anthropic", "google", "openai-responses").annotations({
+  identifier: "FormatName"
+})
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Format = typeof Format.Type
+
+/**
+ * Every format, in a stable order: the providers, then `openai-responses`.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const formats: ReadonlyArray<Format> = [...all, "openai-responses"]
+
+/**
+ * @category guards
+ * @since 0.2.0
+ */
+export const isFormat: (u: unknown) => u is Format = Schema.is(Format)

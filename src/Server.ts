@@ -24,7 +24,9 @@
  * import { environments } from "./my-environments.js"
  *
  * Server.serve(environments, { port: 8080 }).pipe(
- *   Layer.provide(Server.layerListener((address) => NodeHttpServer.layer(createServer, address))),
+ *   Layer.provide(
+ *     Server.layerListener((address) => NodeHttpServer.layer(() => Server.withClientErrors(createServer()), address))
+ *   ),
  *   Layer.launch,
  *   NodeRuntime.runMain
  * )
@@ -44,8 +46,10 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import type * as Http from "node:http"
 import * as Environment from "./Environment.js"
 import * as App from "./internal/server/app.js"
+import * as ClientError from "./internal/server/clientError.js"
 import * as Compiled from "./internal/server/compiled.js"
 
 /**
@@ -65,6 +69,13 @@ export const protocolVersion = "0.1.167"
 export interface Options {
   /** The largest request body accepted, in bytes; larger ones get 413 (default 32 MiB). */
   readonly maxBodySize?: number | undefined
+  /**
+   * How deeply a JSON body may nest arrays and objects; deeper ones get 400 "There was an error
+   * parsing the body", as the reference answers input nested deeper than its parser goes (default
+   * 512; the reference's parser stops near 10,000, but a JavaScript stack walking input that deep
+   * through Schemas does not hold).
+   */
+  readonly maxDepth?: number | undefined
   /** How long a session may go without a ping or session request before it is ended (default 900 s). */
   readonly idleTimeout?: Duration.DurationInput | undefined
   /** How often idle sessions and finished call results are swept (default 5 s). */
@@ -94,6 +105,7 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =
     Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_BUILD_SHA")), () => Option.none<string>()),
     (buildSha) => ({
       maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
+      maxDepth: options?.maxDepth ?? 512,
       idleTimeout: millis(options?.idleTimeout, "900 seconds"),
       reaperInterval: millis(options?.reaperInterval, "5 seconds"),
       setupWaitTimeout: millis(options?.setupWaitTimeout, "25 seconds"),
@@ -201,7 +213,7 @@ export interface Address {
 /**
  * How the program listens on an address: the platform's `HttpServer` layer for it. This is the one
  * platform-specific piece, so it is a service the program provides, with Node:
- * `Server.layerListener((address) => NodeHttpServer.layer(createServer, address))`.
+ * `Server.layerListener((address) => NodeHttpServer.layer(() => Server.withClientErrors(createServer()), address))`.
  *
  * @category services
  * @since 0.1.0
@@ -230,6 +242,22 @@ export declare namespace Listener {
 export const layerListener = (
   listen: (address: Address) => Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError>
 ): Layer.Layer<Listener> => Layer.succeed(Listener, { listen })
+
+/**
+ * Make a Node HTTP server answer the requests its parser refuses (a `Content-Length` shorter than
+ * the body, a malformed request line, oversized headers) as this server answers everything, a
+ * status with a JSON `{"detail": ...}` (400 "Invalid HTTP request received.", as uvicorn says),
+ * after the answer to the request before them, instead of Node's bare 400 over that answer. Give
+ * it the server the platform layer listens with:
+ * `NodeHttpServer.layer(() => Server.withClientErrors(createServer()), address)`.
+ *
+ * @category node
+ * @since 0.1.0
+ */
+export const withClientErrors = <S extends Http.Server>(server: S): S => {
+  server.on("clientError", ClientError.listener)
+  return server
+}
 
 /**
  * Listen on `port` (default 8080) and `host` (default `0.0.0.0`) and serve `environments`.

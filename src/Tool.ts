@@ -26,6 +26,10 @@
  * // {"type":"object","required":["a","b"],"properties":{"a":{"type":"number"},"b":{"type":"number"}},"additionalProperties":false}
  * ```
  *
+ * ```text output
+ * {"type":"object","required":["a","b"],"properties":{"a":{"type":"number"},"b":{"type":"number"}},"additionalProperties":false}
+ * ```
+ *
  * Calls to the same tool run one at a time per session; different tools overlap. That is the
  * reference's rule (0.1.161 and later): parallel calls cannot race a grader or an attempt counter,
  * and once a call returns `finished: true` every queued call is refused without running. Change it

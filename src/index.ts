@@ -80,6 +80,13 @@ export * as Protocol from "./Protocol.js"
 export * as OpenAiFormat from "./OpenAiFormat.js"
 
 /**
+ * The OpenAI Responses API format: `input` items, and model answers back into the conversation.
+ *
+ * @since 0.2.0
+ */
+export * as OpenAiResponsesFormat from "./OpenAiResponsesFormat.js"
+
+/**
  * The OpenRouter format (Chat Completions with OpenRouter's reasoning fields).
  *
  * @since 0.1.0

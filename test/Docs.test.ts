@@ -1,78 +1,99 @@
 /**
- * Every ```ts example in README.md and docs/*.md runs, as a reader would run it. Examples check their
- * own claims with `node:assert`, so a doc that drifts from the code fails here. Mark a fence
- * ```ts no-run to exclude it (for fragments that are not whole programs).
+ * Every ```ts example in README.md, docs/**.md and the doc comments of src/**.ts (the module-level
+ * `@example`s) type-checks and runs, as a reader would run it, and prints exactly the output shown
+ * after it (a ```text output fence; see test/utils/docs.ts). Examples also check their own claims with
+ * `node:assert`, so a doc that drifts from the code fails here. Mark a fence ```ts no-run to exclude
+ * it (for fragments that are not whole programs).
+ *
+ * The examples run one after another inside this worker, each imported as a module (one process, one
+ * transform cache), with `console` captured while it runs. `npm run docs:outputs` (DOCS_UPDATE=1)
+ * writes what they print into the docs instead of comparing.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
+import * as util from "node:util"
+import * as Docs from "./utils/docs.js"
 
 const root = path.resolve(__dirname, "..")
 const outDir = path.join(root, "test", ".docs-snippets")
-const run = promisify(execFile)
+const update = process.env["DOCS_UPDATE"] === "1"
+const snippets = Docs.snippets(root)
+const fileOf = (snippet: Docs.Snippet) => path.join(outDir, `${snippet.file.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
 
-const docs = [
-  "README.md",
-  ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
-  ...(fs.existsSync(path.join(root, "docs", "formats"))
-    ? fs.readdirSync(path.join(root, "docs", "formats")).filter((f) => f.endsWith(".md")).map((f) =>
-      `docs/formats/${f}`
-    )
-    : [])
-]
+fs.rmSync(outDir, { recursive: true, force: true })
+fs.mkdirSync(outDir, { recursive: true })
+for (const snippet of snippets) fs.writeFileSync(fileOf(snippet), snippet.code)
 
-interface Snippet {
-  readonly doc: string
-  readonly line: number
-  readonly code: string
+// The type check is one tsc process over every example; it runs while the examples run.
+const typeCheck = promisify(execFile)(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.docs.json"], {
+  cwd: root,
+  timeout: 150_000
+}).then(() => undefined, (e: { stdout?: string }) => e.stdout ?? String(e))
+
+/** Run an example in this process, returning what it printed through `console`. */
+const runCaptured = async (file: string): Promise<string> => {
+  const printed: Array<string> = []
+  const methods = ["log", "info", "warn", "error", "debug"] as const
+  const saved = methods.map((m) => console[m])
+  for (const m of methods) console[m] = (...args: Array<unknown>) => void printed.push(util.format(...args))
+  try {
+    await import(pathToFileURL(file).href)
+  } finally {
+    methods.forEach((m, i) => (console[m] = saved[i]!))
+  }
+  return Docs.normalize(printed.join("\n"))
 }
 
-const snippets: Array<Snippet> = docs.flatMap((doc) => {
-  const text = fs.readFileSync(path.join(root, doc), "utf8")
-  const found: Array<Snippet> = []
-  const fence = /^```ts([^\n]*)\n([\s\S]*?)^```/gm
-  for (const match of text.matchAll(fence)) {
-    if ((match[1] ?? "").includes("no-run")) continue
-    const line = text.slice(0, match.index).split("\n").length
-    found.push({ doc, line, code: match[2] ?? "" })
-  }
-  return found
-})
+const printedBy = new Map<string, Map<number, string>>()
 
-const fileOf = (snippet: Snippet) => path.join(outDir, `${snippet.doc.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
-
-describe.concurrent("documentation examples", () => {
-  fs.rmSync(outDir, { recursive: true, force: true })
-  fs.mkdirSync(outDir, { recursive: true })
-  for (const snippet of snippets) fs.writeFileSync(fileOf(snippet), snippet.code)
-
-  it("finds examples to run", () => {
-    assert.isAbove(snippets.length, 0)
+describe("documentation examples", () => {
+  it("finds examples to run, in the docs and in the sources' doc comments", () => {
+    assert.isAbove(snippets.filter((s) => s.file.endsWith(".md")).length, 0)
+    assert.isAbove(snippets.filter((s) => s.file.startsWith("src")).length, 0)
   })
 
+  for (const snippet of snippets) {
+    it(`${snippet.file}:${snippet.line} runs and prints what it shows`, async () => {
+      let printed: string
+      try {
+        printed = await runCaptured(fileOf(snippet))
+      } catch (e) {
+        assert.fail(`${snippet.file}:${snippet.line} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
+      }
+      if (update) {
+        const outputs = printedBy.get(snippet.file) ?? new Map<number, string>()
+        outputs.set(snippet.line, printed)
+        printedBy.set(snippet.file, outputs)
+        return
+      }
+      if (snippet.output === undefined) {
+        assert.strictEqual(
+          printed,
+          "",
+          `${snippet.file}:${snippet.line} prints but does not show it: add a \`\`\`text output fence after it (npm run docs:outputs)`
+        )
+      } else {
+        assert.strictEqual(
+          printed,
+          Docs.normalize(snippet.output.text),
+          `${snippet.file}:${snippet.line}: the output shown is not what the example prints (npm run docs:outputs)`
+        )
+      }
+    }, 60_000)
+  }
+
   it("type-check, as a reader's editor would check them", async () => {
-    try {
-      await run(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.docs.json"], {
-        cwd: root,
-        timeout: 120_000
-      })
-    } catch (e) {
-      const error = e as { stdout?: string }
-      assert.fail(`documentation examples do not type-check:\n${error.stdout ?? ""}`)
+    const errors = await typeCheck
+    if (errors !== undefined) assert.fail(`documentation examples do not type-check:\n${errors}`)
+    if (update) {
+      for (const [file, outputs] of printedBy) {
+        const full = path.join(root, file)
+        fs.writeFileSync(full, Docs.rewrite(file, fs.readFileSync(full, "utf8"), outputs))
+      }
     }
   }, 150_000)
-
-  for (const snippet of snippets) {
-    it(`${snippet.doc}:${snippet.line} runs`, async () => {
-      const file = fileOf(snippet)
-      try {
-        await run(path.join(root, "node_modules", ".bin", "tsx"), [file], { cwd: root, timeout: 60_000 })
-      } catch (e) {
-        const error = e as { stderr?: string; stdout?: string }
-        assert.fail(`${snippet.doc}:${snippet.line} failed:\n${error.stderr ?? ""}${error.stdout ?? ""}`)
-      }
-    }, 90_000)
-  }
 })

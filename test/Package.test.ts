@@ -81,6 +81,30 @@ describe("package shape", () => {
   })
 })
 
+describe("package manifest", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>
+    peerDependencies?: Record<string, string>
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>
+    exports: Record<string, unknown>
+  }
+
+  it("requires nothing but effect: every other peer is optional and there are no dependencies", () => {
+    assert.deepStrictEqual(Object.keys(manifest.dependencies ?? {}), [])
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      if (peer !== "effect") {
+        assert.isTrue(manifest.peerDependenciesMeta?.[peer]?.optional, `${peer} should be optional`)
+      }
+    }
+  })
+
+  it("exports neither the CLI entry, the internals nor a second index", () => {
+    assert.strictEqual(manifest.exports["./bin/*"], null)
+    assert.strictEqual(manifest.exports["./internal/*"], null)
+    assert.strictEqual(manifest.exports["./index"], null)
+  })
+})
+
 describe("package version", () => {
   it("src/internal/version.ts is generated from package.json (run `tsx scripts/version.ts`)", async () => {
     const generator = (await import("../scripts/version.js")) as { source: string }

@@ -4,6 +4,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it, layer } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -12,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -19,6 +21,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { createServer } from "node:http"
+import * as net from "node:net"
 import * as Block from "openreward-effect/Block"
 import * as Environment from "openreward-effect/Environment"
 import * as Message from "openreward-effect/Message"
@@ -210,7 +213,9 @@ const GreetingLive = Layer.succeed(Greeting, { greet: (name) => `hello ${name}` 
 const Loopback = HttpServer.layerTestClient.pipe(
   Layer.provide(NodeHttpClient.layerWithoutAgent),
   Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: 64 })),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  Layer.provideMerge(
+    NodeHttpServer.layer(() => Server.withClientErrors(createServer()), { port: 0, host: "127.0.0.1" })
+  )
 )
 
 const TestServer = Server.layer(environments, { maxBodySize: 64 * 1024 }).pipe(
@@ -319,6 +324,51 @@ const openCall = (sid: string, body: unknown, env = "lab") =>
     })
     return { until, rest }
   })
+
+/** The loopback port the test server listens on. */
+const serverPort = Effect.map(HttpServer.HttpServer, (server) => (server.address as HttpServer.TcpAddress).port)
+
+/**
+ * Write `text` to a fresh connection and read until the server closes it, or `wait` ms pass (then
+ * `closed` is false): what a client sees on the wire, headers and all.
+ */
+const rawExchange = (text: string | Uint8Array, wait = 2000) =>
+  Effect.flatMap(serverPort, (port) =>
+    Effect.async<{ readonly wire: string; readonly closed: boolean }>((resume) => {
+      const socket = net.connect(port, "127.0.0.1")
+      let wire = ""
+      let done = false
+      const finish = (closed: boolean) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        socket.destroy()
+        resume(Effect.succeed({ wire, closed }))
+      }
+      const timer = setTimeout(() => finish(false), wait)
+      socket.on("data", (chunk) => (wire += chunk.toString("utf8")))
+      socket.on("end", () => finish(true))
+      socket.on("close", () => finish(true))
+      socket.on("error", () => finish(true))
+      socket.write(text)
+      return Effect.sync(() => finish(false))
+    }))
+
+/** The header lines of the first response on the wire, lower-cased names. */
+const headerLines = (wire: string): Array<string> => wire.split("\r\n\r\n")[0]!.split("\r\n").slice(1)
+
+/** Nothing a server says may show where its code lives: no stack frames, no file paths. */
+const assertNoInternals = (text: string, what: string) => {
+  assert.notMatch(text, /\bat [^\s]+ \(|\bat (async )?[\w.<>]+ \(?\/|\n\s+at /, `${what}: a stack frame`)
+  assert.notMatch(
+    text,
+    /(\/|\\)[\w.-]+(\/|\\)[\w./\\-]*\.(ts|js|mjs|cjs)\b|node_modules|file:\/\//,
+    `${what}: a file path`
+  )
+}
+
+/** JSON nested `depth` levels deep (arrays). */
+const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64")
 const secretsHeader = (token: string) => ({
@@ -573,6 +623,108 @@ layer(TestServer)("Server", (it) => {
         }
       }))
 
+    it.effect("integer fields coerce as pydantic's lax mode does (answers observed on the reference)", () =>
+      Effect.gen(function*() {
+        // Each index as JSON text, and what the reference (pydantic 2.14, lax) makes of it with three tasks.
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["\"0\"", "t0"],
+          ["true", "t1"],
+          ["false", "t0"],
+          ["1.0", "t1"],
+          ["\" 1 \"", "t1"],
+          ["\"\\t1\\n\"", "t1"],
+          ["\"\\u00a01\\u2003\"", "t1"],
+          ["\"\\u00851\"", "t1"],
+          ["\"+1\"", "t1"],
+          ["\"-1\"", "t2"],
+          ["\"-0\"", "t0"],
+          ["\"01\"", "t1"],
+          ["\"1.000\"", "t1"],
+          ["\"-1.0\"", "t2"],
+          ["\"1_0\"", "Invalid index"],
+          ["\"99999999999999999999999\"", "Invalid index"],
+          ["99999999999999999999999", "Invalid index"],
+          ["-99999999999999999999999", "Invalid index"],
+          ["\"1.5\"", "int_parsing"],
+          ["\"1e0\"", "int_parsing"],
+          ["\"0x1\"", "int_parsing"],
+          ["\"\"", "int_parsing"],
+          ["\"1.\"", "int_parsing"],
+          ["\".0\"", "int_parsing"],
+          ["\"1__0\"", "int_parsing"],
+          ["\"_1\"", "int_parsing"],
+          ["\"+ 1\"", "int_parsing"],
+          ["\"\\ufeff1\"", "int_parsing"],
+          ["\"\\u001f1\"", "int_parsing"],
+          ["\"\\u0661\"", "int_parsing"],
+          ["1.5", "int_from_float"],
+          ["null", "int_type"],
+          ["[0]", "int_type"],
+          ["{}", "int_type"]
+        ]
+        for (const [index, expected] of cases) {
+          const reply = yield* postRaw("/lab/task", `{"split":"train","index":${index}}`, "application/json")
+          const got = reply.status === 200
+            ? JSON.parse(reply.body).task.id
+            : reply.status === 400
+            ? detail(reply)
+            : (detail(reply) as any)[0].type
+          assert.strictEqual(got, expected, `index ${index}: ${reply.status} ${reply.body}`)
+        }
+        const int = yield* postRaw("/lab/task", "{\"split\":\"train\",\"index\":\"x\"}", "application/json")
+        assert.deepStrictEqual(detail(int), [{
+          type: "int_parsing",
+          loc: ["body", "index"],
+          msg: "Input should be a valid integer, unable to parse string as an integer",
+          input: "x"
+        }])
+        const float = yield* postRaw("/lab/task", "{\"split\":\"train\",\"index\":1.5}", "application/json")
+        assert.deepStrictEqual(detail(float), [{
+          type: "int_from_float",
+          loc: ["body", "index"],
+          msg: "Input should be a valid integer, got a number with a fractional part",
+          input: 1.5
+        }])
+        // Optional integers: null is None; the rest coerce alike.
+        const range = (body: string) =>
+          Effect.map(
+            postRaw("/lab/task_range", body, "application/json"),
+            (r) => r.status === 200 ? (JSON.parse(r.body).tasks as Array<{ id: string }>).map((t) => t.id) : r.body
+          )
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":\"1\",\"stop\":\"2.0\"}"), ["t1"])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":true,\"stop\":false}"), [])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":null,\"stop\":\" -1 \"}"), ["t0", "t1"])
+        assert.deepStrictEqual(yield* range("{\"split\":\"train\",\"start\":\"-99999999999999999999\"}"), [
+          "t0",
+          "t1",
+          "t2"
+        ])
+        // Strings are strict in pydantic's lax mode too: a number is not a split name.
+        const split = yield* postRaw("/lab/tasks", "{\"split\":1}", "application/json")
+        assert.strictEqual((detail(split) as any)[0].type, "string_type")
+        // /create: "0" is index 0; true is index 1, which Chat (one task) does not have: the reference's 400.
+        assert.deepStrictEqual(
+          JSON.parse(
+            (yield* postRaw("/create", "{\"split\":\"train\",\"index\":\"0\"}", "application/json", "lax-1")).body
+          ),
+          { sid: "lax-1" }
+        )
+        assert.strictEqual(
+          JSON.parse(
+            (yield* callTool("lax-1", "whoami")).result.output.blocks[0].text === "t0 opened-t0 Lab" ? "true" : "false"
+          ),
+          true
+        )
+        const chat = yield* postRaw(
+          "/create",
+          "{\"split\":\"train\",\"index\":true,\"env_name\":\"chat\"}",
+          "application/json",
+          "lax-2"
+        )
+        assert.strictEqual(chat.status, 400)
+        assert.strictEqual(detail(chat), "Invalid index")
+      }))
+
     it.effect("an index-only task source counts and fetches, and refuses to list", () =>
       Effect.gen(function*() {
         const list = yield* post("/big/tasks", { split: "train" })
@@ -825,6 +977,85 @@ layer(TestServer)("Server", (it) => {
         yield* create("s9")
         assert.strictEqual((yield* callTool("s9", "greet", { name: "Ada" })).result.output.blocks[0].text, "hello Ada")
         yield* post("/delete", undefined, "s9")
+      }))
+  })
+
+  describe("faults and hostile input (issue 10)", () => {
+    it.effect("an SSE answer to `Connection: close` says close once and closes, as uvicorn does", () =>
+      Effect.gen(function*() {
+        yield* create("conn-1")
+        const requests = [
+          "POST /create_session HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}",
+          "POST /lab/call HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Session-ID: conn-1\r\n" +
+          "Content-Type: application/json\r\nContent-Length: 37\r\n\r\n{\"name\":\"echo\",\"input\":{\"text\":\"hi\"}}"
+        ]
+        for (const request of requests) {
+          const { closed, wire } = yield* rawExchange(request)
+          const connection = headerLines(wire).filter((l) => l.toLowerCase().startsWith("connection:"))
+          assert.deepStrictEqual(connection.map((l) => l.toLowerCase()), ["connection: close"], wire)
+          assert.isTrue(closed, "the server closes the connection")
+          assert.include(wire, "event: end")
+        }
+        // Kept alive: one `connection: keep-alive`, and the connection stays open.
+        const kept = yield* rawExchange(
+          "POST /create_session HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+          300
+        )
+        assert.deepStrictEqual(
+          headerLines(kept.wire).filter((l) => l.toLowerCase().startsWith("connection:")).map((l) => l.toLowerCase()),
+          ["connection: keep-alive"]
+        )
+        assert.isFalse(kept.closed)
+      }))
+
+    it.effect("a Content-Length shorter than the body: the request is answered, then the rest is a 400 with a detail", () =>
+      Effect.gen(function*() {
+        const request = (length: number, body: string) =>
+          `POST /lab/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`
+        const refused = "{\"detail\":\"Invalid HTTP request received.\"}"
+        // The whole JSON fits the length, and junk follows: the tasks, then the refusal.
+        const first = yield* rawExchange(request(17, "{\"split\":\"train\"}   junk"))
+        assert.isTrue(first.closed)
+        const [answered, rest] = first.wire.split("\r\n\r\n{\"tasks\"")
+        assert.match(answered!, /^HTTP\/1\.1 200 OK/)
+        assert.match(rest!, /HTTP\/1\.1 400 Bad Request\r\n/)
+        assert.include(rest!, "content-type: application/json")
+        assert.isTrue(rest!.endsWith(refused), rest)
+        // A length that cuts the JSON: its 422, then the refusal of what follows.
+        const second = yield* rawExchange(request(5, "{\"split\":\"train\"}"))
+        assert.match(second.wire, /^HTTP\/1\.1 422 /)
+        assert.include(second.wire, "\"type\":\"json_invalid\"")
+        assert.isTrue(second.wire.endsWith(refused), second.wire)
+        // A malformed request line alone.
+        const third = yield* rawExchange("NOT HTTP\r\n\r\n")
+        assert.match(third.wire, /^HTTP\/1\.1 400 Bad Request\r\n/)
+        assert.isTrue(third.wire.endsWith(refused), third.wire)
+      }))
+
+    it.effect("bodies nested beyond the depth limit are a 400 with a detail on every route that reads one", () =>
+      Effect.gen(function*() {
+        yield* create("deep-1")
+        const deep = nested(30_000)
+        const bodies: ReadonlyArray<readonly [string, string, string | undefined]> = [
+          ["/lab/call", `{"name":"echo","input":{"text":"x","n":${deep}}}`, "deep-1"],
+          ["/lab/tasks", `{"split":${deep}}`, undefined],
+          ["/lab/num_tasks", `{"split":${deep}}`, undefined],
+          ["/lab/task", `{"split":"train","index":${deep}}`, undefined],
+          ["/lab/task_range", `{"split":"train","start":${deep}}`, undefined],
+          ["/create", `{"task_spec":{"id":${deep}}}`, "deep-2"],
+          ["/judge/score_group", `{"candidates":${deep}}`, "deep-1"]
+        ]
+        for (const [path, body, sid] of bodies) {
+          const reply = yield* postRaw(path, body, "application/json", sid)
+          assert.strictEqual(reply.status, 400, `${path}: ${reply.body.slice(0, 200)}`)
+          assert.deepStrictEqual(JSON.parse(reply.body), { detail: "There was an error parsing the body" }, path)
+        }
+        // Within the limit, deep input is validated as usual.
+        const ok = yield* postRaw("/lab/tasks", `{"split":${nested(400)}}`, "application/json")
+        assert.strictEqual(ok.status, 422)
+        assert.strictEqual((detail(ok) as any)[0].type, "string_type")
+        const call = yield* callTool("deep-1", "echo", { text: "still here" })
+        assert.strictEqual(call.result.output.blocks[0].text, "still here")
       }))
   })
 
@@ -1167,6 +1398,49 @@ describe("Server lifecycle", () => {
       assert.include(log, "teardown down-2")
     }))
 
+  it.effect("no answer or log line carries a stack frame or a file path", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ cause, message }) => {
+          lines.push(`${String(message)} ${Cause.isEmpty(cause) ? "" : Cause.pretty(cause)}`)
+        })
+      )
+      const run = Effect.gen(function*() {
+        yield* create("noleak-1")
+        yield* create("noleak-2", { split: "train", index: 0 }, secretsHeader("hush"))
+        const out: Array<string> = []
+        for (const name of ["fail", "die", "bad", "leak"]) out.push((yield* callTool("noleak-1", name)).reply.body)
+        out.push(
+          (yield* postRaw(
+            "/lab/call",
+            `{"name":"echo","input":{"n":${nested(100_000)}}}`,
+            "application/json",
+            "noleak-1"
+          )).body
+        )
+        out.push(
+          (yield* postRaw("/create", `{"task_spec":{"id":${nested(100_000)}}}`, "application/json", "noleak-3")).body
+        )
+        out.push((yield* postRaw("/lab/tasks", `{"split":${nested(100_000)}}`, "application/json")).body)
+        yield* create("noleak-4", { split: "train", index: 0, env_name: "broken" }, secretsHeader("hush"))
+        out.push((yield* get("/broken/prompt", "noleak-4")).body)
+        return out
+      })
+      const replies = yield* Effect.scoped(
+        Effect.gen(function*() {
+          // The default body limit, so that input nested 100,000 deep reaches the parser.
+          const context = yield* Layer.build(
+            Server.layer(environments).pipe(Layer.provide(GreetingLive), Layer.provideMerge(Loopback))
+          )
+          return yield* Effect.provide(run, context)
+        })
+      ).pipe(Effect.provide(capture))
+      for (const body of replies) assertNoInternals(body, body.slice(0, 120))
+      for (const line of lines) assertNoInternals(line, line.slice(0, 120))
+    }))
+
   it.effect("returnErrors decides what a 500 reveals; /version reports the build from OPENREWARD_BUILD_SHA", () =>
     Effect.gen(function*() {
       const details = yield* Effect.forEach(
@@ -1196,8 +1470,9 @@ describe("Server lifecycle", () => {
       )
       assert.strictEqual(details[0], "Internal Server Error")
       assert.strictEqual(details[1], "Boom: setup exploded near [REDACTED]")
-      assert.include(details[2], "setup exploded near [REDACTED]")
-      assert.notStrictEqual(details[2], details[1])
+      // "stacktrace": every error of the cause and what caused it, by type and message; never frames.
+      assert.strictEqual(details[2], "Boom: setup exploded near [REDACTED]")
+      assertNoInternals(details[2]!, "stacktrace")
     }))
 
   it.effect("serve listens on 0.0.0.0:8080 unless told otherwise, through the program's Listener", () =>

@@ -153,7 +153,9 @@ const serve = Command.make(
       const names = environments.map(Environment.key)
       const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>).pipe(
         Layer.provide(layer as Layer.Layer<never>),
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: args.port, host: args.host })),
+        Layer.provideMerge(
+          NodeHttpServer.layer(() => Server.withClientErrors(createServer()), { port: args.port, host: args.host })
+        ),
         // the address actually bound, so that `--port 0` reports the port the system chose
         Layer.tap((context) => {
           const address = Context.get(context, HttpServer.HttpServer).address

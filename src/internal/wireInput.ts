@@ -93,7 +93,7 @@ export const tooDeep = (input: unknown, limit: number = maxDepth): ConversionErr
 /** The deepest issue of a parse error (the first one on a tie), as a `MalformedInput`. */
 export const malformed = (
   error: ParseResult.ParseError,
-  format: Provider.Provider,
+  format: Provider.Format,
   locator: Locator
 ): ConversionError.MalformedInput => {
   let best: { readonly path: ConversionError.Path; readonly message: string } | undefined

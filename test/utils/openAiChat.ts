@@ -13,14 +13,14 @@ export interface NormalizeOptions {
 }
 
 // Loss 7: the media type is read back up to the first ";base64," of the data URL.
-const image = (block: Block.ImageBlock): Block.ImageBlock => {
+export const image = (block: Block.ImageBlock): Block.ImageBlock => {
   const url = `data:${block.mimeType};base64,${block.data}`
   const match = /^data:(.*?);base64,/is.exec(url)!
   return Block.image(url.slice(match[0].length), match[1]!)
 }
 
 // Loss 1: `detail` is not sent.
-const content = (block: Block.ContentBlock): Block.ContentBlock =>
+export const content = (block: Block.ContentBlock): Block.ContentBlock =>
   block.type === "text" ? Block.text(block.text) : image(block)
 
 const assistant = (message: Message.AssistantMessage, options: NormalizeOptions): Message.AssistantMessage => {

@@ -540,7 +540,7 @@ const formatMessages = (
   format: Client.MessagesFormat | undefined
 ): Effect.Effect<unknown, ClientError.ConversionFailed> => {
   if (format === undefined || format === "none") return Effect.succeed(conversation)
-  return Either.match(Format.encode(format as Provider.Provider, conversation), {
+  return Either.match(Format.encode(format as Provider.Format, conversation), {
     onLeft: (error) => Effect.fail(new ClientError.ConversionFailed({ error })),
     onRight: Effect.succeed
   })

@@ -39,6 +39,7 @@ import * as Validation from "./validation.js"
  */
 export interface Settings {
   readonly maxBodySize: number
+  readonly maxDepth: number
   readonly idleTimeout: number
   readonly reaperInterval: number
   readonly setupWaitTimeout: number
@@ -77,7 +78,10 @@ const envRoutes: ReadonlyMap<string, string> = new Map([
 /** First segments that never redirect: the root routes, and FastAPI's documentation routes. */
 const rootSegments: ReadonlySet<string> = new Set([...rootRoutes.keys(), "docs", "redoc", "openapi.json"])
 
-const sseOptions = { contentType: Sse.contentType, headers: Sse.headers }
+const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
+  contentType: Sse.contentType,
+  headers: Sse.headers(request)
+})
 
 const validateListTasks = Body.validator(Protocol.ListTasks)
 const validateGetTask = Body.validator(Protocol.GetTask)
@@ -221,14 +225,19 @@ export const make = (
       return { name, compiled: envs.get(name.toLowerCase()) ?? defaultEnv }
     })
 
-    const readBody = (request: HttpServerRequest.HttpServerRequest) => Body.read(request, settings.maxBodySize)
+    const limits: Body.Limits = { maxBodySize: settings.maxBodySize, maxDepth: settings.maxDepth }
+    const readBody = (request: HttpServerRequest.HttpServerRequest) => Body.read(request, limits)
 
     /** Run environment code outside a session (task sources), mapping failures to a 500. */
     const userCode = sessions.userFailure(undefined, "task source")
 
-    const stream = (task: Calls.Task): HttpServerResponse.HttpServerResponse => {
+    const stream = (
+      request: HttpServerRequest.HttpServerRequest,
+      task: Calls.Task
+    ): HttpServerResponse.HttpServerResponse => {
+      const options = sseOptions(request)
       const head = Sse.frame("task_id", task.id)
-      if (task.frames !== undefined) return HttpServerResponse.text(head + task.frames, sseOptions)
+      if (task.frames !== undefined) return HttpServerResponse.text(head + task.frames, options)
       const rest = Stream.merge(
         Stream.fromEffect(Calls.frames(task)),
         Stream.fromSchedule(Schedule.spaced(settings.keepAliveInterval)).pipe(
@@ -236,11 +245,12 @@ export const make = (
         ),
         { haltStrategy: "left" }
       )
-      return HttpServerResponse.stream(Stream.concat(Stream.succeed(head), rest).pipe(Stream.encodeText), sseOptions)
+      return HttpServerResponse.stream(Stream.concat(Stream.succeed(head), rest).pipe(Stream.encodeText), options)
     }
 
     /** Start (or re-attach to) a background task and stream it. */
     const runTask = (
+      request: HttpServerRequest.HttpServerRequest,
       record: SessionRecord,
       taskId: string | null,
       work: () => Effect.Effect<string, string, unknown>
@@ -250,14 +260,14 @@ export const make = (
           const existing = registry.get(taskId, record.sid)
           return Effect.succeed(
             existing === undefined
-              ? HttpServerResponse.text(Sse.frame("error", "unknown task_id"), sseOptions)
-              : stream(existing)
+              ? HttpServerResponse.text(Sse.frame("error", "unknown task_id"), sseOptions(request))
+              : stream(request, existing)
           )
         }
         // Let a quick call finish before answering, so its stream is written in one piece.
         return Effect.flatMap(
           registry.start(sessions, record, work()),
-          (task) => Effect.zipRight(Effect.yieldNow(), Effect.sync(() => stream(task)))
+          (task) => Effect.zipRight(Effect.yieldNow(), Effect.sync(() => stream(request, task)))
         )
       })
 
@@ -286,7 +296,7 @@ export const make = (
               Either.match(validateToolCall(body), {
                 onLeft: Effect.fail,
                 onRight: (call) =>
-                  runTask(record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
+                  runTask(request, record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
               }))
         }))
 
@@ -327,12 +337,11 @@ export const make = (
       ),
       HttpRouter.post(
         "/create_session",
-        Effect.sync(() =>
+        Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
           HttpServerResponse.text(
             Sse.frame("task_id", globalThis.crypto.randomUUID()) + Sse.frame("end", ""),
-            sseOptions
-          )
-        )
+            sseOptions(request)
+          ))
       ),
       HttpRouter.post(
         "/delete_session",
@@ -481,7 +490,7 @@ export const make = (
             const { name } = yield* envOf
             return yield* fail(404, `Environment ${reprString(name)} does not implement score_group`)
           }
-          return yield* runTask(record, payload.task_id, () => Calls.scoreGroup(record, payload.candidates))
+          return yield* runTask(request, record, payload.task_id, () => Calls.scoreGroup(record, payload.candidates))
         })
       )
     )
@@ -535,7 +544,7 @@ export const make = (
             }
             if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
             return Effect.as(
-              Effect.logError("request failed", cause),
+              Effect.logError("request failed", Errors.message(cause, Errors.noRedaction)),
               json(JSON.stringify({ detail: Errors.detail(cause, settings.returnErrors, Errors.noRedaction) }), 500)
             )
           })

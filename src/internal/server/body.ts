@@ -6,7 +6,9 @@
  * - a body is parsed as JSON only when `Content-Type` is `application/json` (or `+json`); malformed
  *   JSON is a 422 `json_invalid` item at the error's position; other content is validated as the
  *   string it is, and an empty body as missing;
- * - bytes that are not UTF-8 are a 400 `There was an error parsing the body`.
+ * - bytes that are not UTF-8 are a 400 `There was an error parsing the body`, and so is JSON nested
+ *   deeper than the depth limit, as the reference answers input its parser cannot hold (every body
+ *   is read here, so the limit holds for every route, and nothing after it walks deeper).
  *
  * @internal
  */
@@ -41,6 +43,30 @@ const isJson = (contentType: string | undefined): boolean => {
 }
 
 const tooLarge = fail(413, "Content Too Large")
+const unparsable = fail(400, "There was an error parsing the body")
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`. Text shorter than `max` cannot (each
+ * level takes a character), so most bodies are not scanned at all.
+ *
+ * @internal
+ */
+export const tooDeep = (text: string, max: number): boolean => {
+  if (text.length <= max) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // a backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
 
 const jsonInvalid = (text: string, error: unknown): HttpFailure => {
   const message = error instanceof Error ? error.message : String(error)
@@ -58,22 +84,32 @@ const jsonInvalid = (text: string, error: unknown): HttpFailure => {
 }
 
 /**
- * Read a request body, refusing it (413) beyond `maxBodySize` bytes.
+ * The limits a body is read under.
+ *
+ * @internal
+ */
+export interface Limits {
+  /** The largest body accepted, in bytes (then 413). */
+  readonly maxBodySize: number
+  /** The deepest nesting of JSON arrays and objects accepted (then 400). */
+  readonly maxDepth: number
+}
+
+/**
+ * Read a request body under the limits.
  *
  * @internal
  */
 export const read = (
   request: HttpServerRequest.HttpServerRequest,
-  maxBodySize: number
+  { maxBodySize, maxDepth }: Limits
 ): Effect.Effect<Body, HttpFailure> => {
   const length = request.headers["content-length"]
   if (length !== undefined && Number(length) > maxBodySize) return Effect.fail(tooLarge)
   if (length === "0") return Effect.succeed(missing)
   return request.arrayBuffer.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(maxBodySize)),
-    Effect.mapError((error) =>
-      String(error.cause).includes("maxBytes") ? tooLarge : fail(400, "There was an error parsing the body")
-    ),
+    Effect.mapError((error) => String(error.cause).includes("maxBytes") ? tooLarge : unparsable),
     Effect.flatMap((buffer) => {
       if (buffer.byteLength === 0) return Effect.succeed(missing)
       if (buffer.byteLength > maxBodySize) return Effect.fail(tooLarge)
@@ -81,9 +117,10 @@ export const read = (
       try {
         text = decoder.decode(buffer)
       } catch {
-        return Effect.fail(fail(400, "There was an error parsing the body"))
+        return Effect.fail(unparsable)
       }
       if (!isJson(request.headers["content-type"])) return Effect.succeed<Body>({ _tag: "Raw", value: text })
+      if (tooDeep(text, maxDepth)) return Effect.fail(unparsable)
       try {
         return Effect.succeed<Body>({ _tag: "Json", value: JSON.parse(text) })
       } catch (e) {

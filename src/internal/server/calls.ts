@@ -36,6 +36,8 @@ import * as Sse from "./sse.js"
 export interface Task {
   readonly id: string
   readonly sid: string
+  /** The session's redactor, for a failure that did not pass through it. */
+  readonly redact: Errors.Redact
   /** The frames after `task_id`, once the task has finished. */
   frames: string | undefined
   completedAt: number | undefined
@@ -82,6 +84,7 @@ export class Registry {
       const task: Task = {
         id: taskId(),
         sid: record.sid,
+        redact: record.redact,
         frames: undefined,
         completedAt: undefined,
         waiting: undefined
@@ -105,7 +108,7 @@ export class Registry {
           "error",
           Cause.isInterruptedOnly(exit.cause)
             ? "Session deleted"
-            : Option.getOrElse(Cause.failureOption(exit.cause), () => Cause.pretty(exit.cause))
+            : Option.getOrElse(Cause.failureOption(exit.cause), () => Errors.message(exit.cause, task.redact))
         )
       task.completedAt = now
       return task.waiting === undefined ? Effect.void : Deferred.succeed(task.waiting, undefined)

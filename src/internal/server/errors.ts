@@ -69,19 +69,39 @@ const messageOf = (u: unknown): string => {
 const first = (cause: Cause.Cause<unknown>): Option.Option<unknown> =>
   Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause))
 
+/** What is said of a cause with no failure or defect in it. */
+const nothing = (cause: Cause.Cause<unknown>): string =>
+  Cause.isInterruptedOnly(cause) ? "Interrupted" : "Internal Server Error"
+
+/** `Type: message` of an error, then of each error it was caused by: names and messages, never frames. */
+const chain = (error: unknown): Array<string> => {
+  const lines: Array<string> = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current !== undefined && current !== null && !seen.has(current) && lines.length < 16) {
+    seen.add(current)
+    lines.push(`${lines.length === 0 ? "" : "Caused by: "}${nameOf(current)}: ${messageOf(current)}`)
+    current = typeof current === "object" ? (current as { readonly cause?: unknown }).cause : undefined
+  }
+  return lines
+}
+
 /**
  * What Python's `str(exc)` gives for the failure: its message (its name when the message is empty).
+ * Never a stack trace: messages and logs do not show where the server's code lives.
  *
  * @internal
  */
 export const message = (cause: Cause.Cause<unknown>, redact: Redact): string =>
   redact(Option.match(first(cause), {
-    onNone: () => Cause.isInterruptedOnly(cause) ? "Interrupted" : Cause.pretty(cause),
+    onNone: () => nothing(cause),
     onSome: (error) => messageOf(error) || nameOf(error)
   }))
 
 /**
- * The detail of a 500 for the failure.
+ * The detail of a 500 for the failure. `"stacktrace"` gives every failure and defect of the cause
+ * with the chain of errors that caused each, by type and message: stack frames (file paths of the
+ * server) are never sent.
  *
  * @internal
  */
@@ -89,11 +109,13 @@ export const detail = (cause: Cause.Cause<unknown>, mode: Mode, redact: Redact):
   switch (mode) {
     case "none":
       return "Internal Server Error"
-    case "stacktrace":
-      return redact(Cause.pretty(cause, { renderErrorCause: true }))
+    case "stacktrace": {
+      const errors = [...Cause.failures(cause), ...Cause.defects(cause)]
+      return redact(errors.length === 0 ? nothing(cause) : errors.flatMap(chain).join("\n"))
+    }
     case "exception":
       return redact(Option.match(first(cause), {
-        onNone: () => Cause.isInterruptedOnly(cause) ? "Interrupted" : Cause.pretty(cause),
+        onNone: () => nothing(cause),
         onSome: (error) => `${nameOf(error)}: ${messageOf(error)}`
       }))
   }

@@ -63,16 +63,49 @@ export const result = (json: string, size: number): string => {
   return out + frame("end", json.slice(start))
 }
 
-/**
- * The response headers of an SSE route, as the reference sends them.
- *
- * @internal
- */
-export const headers: Readonly<Record<string, string>> = {
+const keepAliveHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-cache",
   "connection": "keep-alive",
   "x-accel-buffering": "no"
 }
+
+const closingHeaders: Readonly<Record<string, string>> = {
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no"
+}
+
+const closeToken = /(^|,)\s*close\s*(,|$)/i
+const keepAliveToken = /(^|,)\s*keep-alive\s*(,|$)/i
+
+/**
+ * Whether the connection closes after this request's answer: the request says `Connection: close`,
+ * or it is HTTP/1.0 without `Connection: keep-alive`.
+ *
+ * @internal
+ */
+export const closes = (request: {
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly source: unknown
+}): boolean => {
+  const connection = request.headers["connection"]
+  if (connection !== undefined && closeToken.test(connection)) return true
+  const source = request.source as { readonly httpVersion?: unknown } | null
+  return typeof source === "object" && source !== null && source.httpVersion === "1.0" &&
+    (connection === undefined || !keepAliveToken.test(connection))
+}
+
+/**
+ * The response headers of an SSE route, as the reference (uvicorn) sends them: `connection:
+ * keep-alive` only on a connection that stays open. On one that closes the HTTP server writes its
+ * own `Connection: close`, and a second, contradicting header would make a client that trusts the
+ * first reuse a closing connection.
+ *
+ * @internal
+ */
+export const headers = (request: {
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly source: unknown
+}): Readonly<Record<string, string>> => closes(request) ? closingHeaders : keepAliveHeaders
 
 /**
  * The content type of an SSE response.

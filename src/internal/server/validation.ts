@@ -52,6 +52,14 @@ const typeItem = (
 ): Item => {
   const expected = unwrap(ast)
   if (hint === "int" || isInt(ast)) {
+    if (typeof actual === "number" && Number.isFinite(actual) && !Number.isInteger(actual)) {
+      return {
+        type: "int_from_float",
+        loc,
+        msg: "Input should be a valid integer, got a number with a fractional part",
+        input: actual
+      }
+    }
     return typeof actual === "string"
       ? {
         type: "int_parsing",

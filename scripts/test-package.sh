@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# npm run test:package: the package as users install it. Packs it, installs the tarball into empty
+# projects and checks, from the installed files only:
+#   1. a transcript converter installs openreward-effect and effect and nothing else (no @effect/*
+#      package lands in node_modules), and its strict ESM and CommonJS programs type-check
+#      (module nodenext, exactOptionalPropertyTypes, skipLibCheck off) and run;
+#   2. the exports map: every public module resolves, bin/internal/index do not;
+#   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
+#      that also installs the optional platform peers, and a clear hint in one that does not.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/openreward-effect-package.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+tsc="$root/node_modules/.bin/tsc"
+version_of() { node -p "require('$root/package.json').devDependencies['$1']"; }
+npm_install() { npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@"; }
+
+echo "== pack"
+cd "$root"
+tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+tar -tzf "$tarball" | sed 's|^package/||' | sort > "$work/files.txt"
+for unwanted in '^test/' '^bench/' '^examples/' '^docs/' '\.tsbuildinfo$' '^\.'; do
+  if grep -qE "$unwanted" "$work/files.txt"; then echo "tarball has files it should not ($unwanted)"; exit 1; fi
+done
+for wanted in dist/index.js dist/index.d.ts dist/bin/cli.js bin/openreward-effect.js LICENSE CHANGELOG.md README.md; do
+  grep -qx "$wanted" "$work/files.txt" || { echo "tarball lacks $wanted"; exit 1; }
+done
+echo "$(wc -l < "$work/files.txt") files, $(du -k "$tarball" | cut -f1) kB packed"
+
+echo "== a transcript converter: openreward-effect and effect only"
+consumer="$work/converter"
+mkdir -p "$consumer"
+cd "$consumer"
+echo '{ "name": "converter", "private": true, "type": "module" }' > package.json
+npm_install "$tarball" "effect@$(version_of effect)"
+installed="$(npm ls --all --parseable | sed -E 's|.*/node_modules/||' | grep -v "^$consumer$" | sort -u)"
+echo "installed: $(echo "$installed" | tr '\n' ' ')"
+# Nothing but openreward-effect, effect and effect's own dependencies: no @effect/* package.
+if echo "$installed" | grep -q "^@effect/"; then echo "a converter got: $(echo "$installed" | grep "^@effect/")"; exit 1; fi
+echo "node_modules: $(du -sk node_modules | cut -f1) kB ($(du -sk node_modules/effect | cut -f1) kB of it effect)"
+
+# The error handlers come from the installed package's own list of tags, so the exhaustive match
+# type-checks only if that list and the ConversionError union agree.
+cp "$root/test/package/handlers.mjs" . && node handlers.mjs
+cp "$root/test/package/consumer.ts" "$root/test/package/consumer.cts" .
+cat > tsconfig.json <<JSON
+{
+  "compilerOptions": {
+    "strict": true,
+    "exactOptionalPropertyTypes": true,
+    "noUncheckedIndexedAccess": true,
+    "skipLibCheck": false,
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "target": "es2022",
+    "lib": ["es2022"],
+    "types": ["node"],
+    "typeRoots": ["$root/node_modules/@types"],
+    "outDir": "out"
+  },
+  "files": ["consumer.ts", "consumer.cts", "handlers.ts", "handlers.cts"]
+}
+JSON
+"$tsc" -p tsconfig.json
+node out/consumer.js
+node out/consumer.cjs
+
+echo "== the exports map"
+cat > exports.mjs <<'JS'
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+const require = createRequire(import.meta.url)
+const dist = "node_modules/openreward-effect/dist"
+const modules = fs.readdirSync(dist).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3)).filter((m) => m !== "index")
+const platformOnly = []
+for (const m of modules) {
+  try {
+    await import(`openreward-effect/${m}`)
+    require.resolve(`openreward-effect/${m}`)
+  } catch (e) {
+    // A sub-path module may need a peer this project did not install; that must be the only reason.
+    if (e.code !== "ERR_MODULE_NOT_FOUND" || !/Cannot find package '@/.test(e.message)) throw e
+    platformOnly.push(m)
+  }
+}
+for (const hidden of ["openreward-effect/index", "openreward-effect/bin/cli", "openreward-effect/internal/version"]) {
+  try {
+    await import(hidden)
+    throw new Error(`${hidden} should not be importable`)
+  } catch (e) {
+    if (e.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e
+  }
+}
+console.log(`${modules.length} sub-paths resolve; need a peer here: ${platformOnly.join(", ") || "none"}`)
+if (!platformOnly.includes("Server") || !platformOnly.includes("Client")) throw new Error("Server and Client should need the platform peers")
+JS
+node exports.mjs
+
+echo "== the CLI without the platform peers says what to install"
+if npx --no-install openreward-effect --help > cli.out 2>&1; then echo "expected a failure"; exit 1; fi
+grep -q "npm install @effect/cli @effect/platform @effect/platform-node @effect/experimental" cli.out || { cat cli.out; exit 1; }
+
+echo "== the CLI, with the platform peers"
+cli="$work/cli"
+mkdir -p "$cli"
+cd "$cli"
+echo '{ "name": "cli", "private": true, "type": "module" }' > package.json
+npm_install "$tarball" "effect@$(version_of effect)" "@effect/cli@$(version_of @effect/cli)" \
+  "@effect/platform@$(version_of @effect/platform)" \
+  "@effect/platform-node@$(version_of @effect/platform-node)" "@effect/experimental@$(version_of @effect/experimental)"
+npx --no-install openreward-effect --help > help.txt
+grep -q "convert" help.txt || { cat help.txt; exit 1; }
+echo '[{"role":"system","blocks":[{"type":"text","text":"Be brief."}]},{"role":"user","blocks":[{"type":"text","text":"Hi"}]}]' > conversation.json
+npx --no-install openreward-effect convert --to anthropic conversation.json > anthropic.json
+node -e '
+  const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
+  require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
+'
+echo "test:package ok"

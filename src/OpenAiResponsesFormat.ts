@@ -1,0 +1,691 @@
+/**
+ * The OpenAI Responses API format (`openai-responses`): a conversation as the `input` items of a
+ * `responses.create` request, and back; and the model's answer (a `Response` object, or the events
+ * of a streamed one) as a canonical assistant turn.
+ *
+ * The reference SDK has no such format (its `get_messages` speaks Chat Completions, Anthropic and
+ * Gemini only); this library converts on the client side, so `session.getMessages({ format:
+ * "openai-responses" })` works against every server. Its tool shape is the one
+ * `listTools({ format: "openai" })` already returns (pass `strict: false`, see
+ * docs/formats/openai-responses.md).
+ *
+ * **Encoding** writes one item per piece of the conversation, in order:
+ *
+ * - system and user text and images: `{type: "message", role, content}`, `content` a plain string
+ *   when the message is exactly one text block, a list of `input_text` / `input_image` (data URL)
+ *   parts otherwise;
+ * - a tool result: `{type: "function_call_output", call_id, output}`, before the rest of its user
+ *   turn; `output` is a string when the result is one text block, a list of parts otherwise (images
+ *   included: the Responses API takes them);
+ * - assistant text: `{type: "message", role: "assistant", content: "..."}`, or, when the block
+ *   came from a Responses item (its `detail.openai.id`), that item again with `output_text` parts;
+ * - a tool call: `{type: "function_call", call_id, name, arguments, id?}`;
+ * - reasoning that came from a Responses reasoning item (it has the item's id):
+ *   `{type: "reasoning", id, summary, encrypted_content?}`. Other reasoning cannot be sent (the API
+ *   needs the item id): an `UnsupportedBlock` error unless {@link EncodeOptions} says otherwise.
+ *
+ * **Decoding** reads an item list or a request body `{input, instructions?}`, and groups items
+ * into canonical turns: a run of assistant items (messages, reasoning, function calls) is one
+ * assistant turn, function call outputs join the user turn that follows. Item ids, `phase`,
+ * refusals and reasoning grouping go into the blocks' `detail.openai`, so that the turn is sent
+ * back as it came. Items with no canonical form (`item_reference`, built-in tool calls, custom tool
+ * calls, files, ...) are `UnsupportedContent` errors, never dropped.
+ *
+ * @example
+ * ```ts
+ * import { Block, Message, OpenAiResponsesFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as assert from "node:assert"
+ *
+ * const conversation = [
+ *   Message.system("Be terse."),
+ *   Message.user("Where is order 4411?"),
+ *   Message.assistant([Block.toolCall("call_1", "lookup_order", { id: "4411" })]),
+ *   Message.user([Block.toolResult("call_1", "stalled at hub")])
+ * ]
+ * const input = Either.getOrThrow(OpenAiResponsesFormat.encode(conversation))
+ * assert.deepStrictEqual(input, [
+ *   { type: "message", role: "system", content: "Be terse." },
+ *   { type: "message", role: "user", content: "Where is order 4411?" },
+ *   { type: "function_call", call_id: "call_1", name: "lookup_order", arguments: "{\"id\": \"4411\"}" },
+ *   { type: "function_call_output", call_id: "call_1", output: "stalled at hub" }
+ * ])
+ * assert.deepStrictEqual(Either.getOrThrow(OpenAiResponsesFormat.decode(input)), conversation)
+ * ```
+ *
+ * @since 0.2.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import * as Codec from "./Codec.js"
+import type * as Conversation from "./Conversation.js"
+import type * as ConversionError from "./ConversionError.js"
+import * as decodeInternal from "./internal/openaiResponses/decode.js"
+import * as encodeInternal from "./internal/openaiResponses/encode.js"
+import * as responseInternal from "./internal/openaiResponses/response.js"
+import * as streamInternal from "./internal/openaiResponses/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"
+
+/**
+ * The format this module speaks.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const name = "openai-responses" as const
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+// -----------------------------------------------------------------------------
+// wire: what encode produces
+// -----------------------------------------------------------------------------
+
+/**
+ * A text part of a system, user or tool-output content list.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputText = Schema.Struct({
+  type: Schema.tag("input_text"),
+  text: Schema.String
+}).annotations({ identifier: "ResponsesInputText" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputText extends Schema.Schema.Type<typeof InputText> {}
+
+/**
+ * An image part. Encoding writes the image inline, as a `data:<mime>;base64,<data>` URL, with
+ * `detail: "auto"`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputImage = Schema.Struct({
+  type: Schema.tag("input_image"),
+  image_url: Schema.String,
+  detail: Schema.Literal("auto")
+}).annotations({ identifier: "ResponsesInputImage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputImage extends Schema.Schema.Type<typeof InputImage> {}
+
+/**
+ * A part of an input content list.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputContent = Schema.Union(InputText, InputImage).annotations({ identifier: "ResponsesInputContent" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputContent = InputText | InputImage
+
+/**
+ * Message content: a plain string when the canonical message is exactly one text block, a list of
+ * parts otherwise.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Content = Schema.Union(Schema.String, Schema.Array(InputContent)).annotations({
+  identifier: "ResponsesContent"
+})
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Content = string | ReadonlyArray<InputContent>
+
+/**
+ * `phase` of an assistant message, kept as the model wrote it (OpenAI: dropping it can degrade
+ * newer models).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Phase = Schema.Literal("commentary", "final_answer")
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Phase = typeof Phase.Type
+
+/**
+ * A system, developer or user message (the SDK's `EasyInputMessage`).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputMessage = Schema.Struct({
+  type: Schema.tag("message"),
+  role: Schema.Literal("system", "developer", "user"),
+  content: Content
+}).annotations({ identifier: "ResponsesInputMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputMessage extends Schema.Schema.Type<typeof InputMessage> {}
+
+/**
+ * Assistant text that did not come from a Responses item: an `EasyInputMessage` with string
+ * content, one per text block.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const AssistantMessage = Schema.Struct({
+  type: Schema.tag("message"),
+  role: Schema.Literal("assistant"),
+  content: Schema.String,
+  phase: optional(Phase)
+}).annotations({ identifier: "ResponsesAssistantMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMessage> {}
+
+/**
+ * An `output_text` part of an output message. Annotations (citations) are not kept: `[]`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const OutputText = Schema.Struct({
+  type: Schema.tag("output_text"),
+  text: Schema.String,
+  annotations: Schema.Tuple()
+}).annotations({ identifier: "ResponsesOutputText" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface OutputText extends Schema.Schema.Type<typeof OutputText> {}
+
+/**
+ * A refusal part of an output message.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const OutputRefusal = Schema.Struct({
+  type: Schema.tag("refusal"),
+  refusal: Schema.String
+}).annotations({ identifier: "ResponsesOutputRefusal" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface OutputRefusal extends Schema.Schema.Type<typeof OutputRefusal> {}
+
+/**
+ * An assistant message sent back as the output item it came from (its id, `output_text` and
+ * `refusal` parts, `phase`): the SDK's `ResponseOutputMessage`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const OutputMessage = Schema.Struct({
+  type: Schema.tag("message"),
+  id: Schema.String,
+  role: Schema.Literal("assistant"),
+  status: Schema.Literal("completed"),
+  content: Schema.Array(Schema.Union(OutputText, OutputRefusal)),
+  phase: optional(Phase)
+}).annotations({ identifier: "ResponsesOutputMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface OutputMessage extends Schema.Schema.Type<typeof OutputMessage> {}
+
+/**
+ * A reasoning summary entry.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const SummaryText = Schema.Struct({
+  type: Schema.tag("summary_text"),
+  text: Schema.String
+}).annotations({ identifier: "ResponsesSummaryText" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface SummaryText extends Schema.Schema.Type<typeof SummaryText> {}
+
+/**
+ * Raw reasoning text (open-weight models served behind the Responses API expose it).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningText = Schema.Struct({
+  type: Schema.tag("reasoning_text"),
+  text: Schema.String
+}).annotations({ identifier: "ResponsesReasoningText" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface ReasoningText extends Schema.Schema.Type<typeof ReasoningText> {}
+
+/**
+ * A reasoning item, sent back as it came: its id, its summary entries (one per canonical reasoning
+ * block), its raw `content` if it had any, and its `encrypted_content` (the canonical signature),
+ * which stateless requests (`store: false`) need.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Reasoning = Schema.Struct({
+  type: Schema.tag("reasoning"),
+  id: Schema.String,
+  summary: Schema.Array(SummaryText),
+  content: optional(Schema.Array(ReasoningText)),
+  encrypted_content: optional(Schema.String)
+}).annotations({ identifier: "ResponsesReasoning" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface Reasoning extends Schema.Schema.Type<typeof Reasoning> {}
+
+/**
+ * A function tool call. `call_id` is the canonical tool-call id; `id` (the `fc_...` item id) is
+ * written when the block came from a Responses item. `arguments` is the input serialized as
+ * Python's `json.dumps` does (as `JSON.stringify` does with `toolArguments: "json"`).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const FunctionCall = Schema.Struct({
+  type: Schema.tag("function_call"),
+  call_id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String,
+  id: optional(Schema.String)
+}).annotations({ identifier: "ResponsesFunctionCall" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
+
+/**
+ * A tool result. There is no error flag in the Responses API: `is_error` is not sent.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const FunctionCallOutput = Schema.Struct({
+  type: Schema.tag("function_call_output"),
+  call_id: Schema.String,
+  output: Content
+}).annotations({ identifier: "ResponsesFunctionCallOutput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface FunctionCallOutput extends Schema.Schema.Type<typeof FunctionCallOutput> {}
+
+/**
+ * Any item encoding produces.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Item = Schema.Union(
+  InputMessage,
+  AssistantMessage,
+  OutputMessage,
+  Reasoning,
+  FunctionCall,
+  FunctionCallOutput
+).annotations({ identifier: "ResponsesItem" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Item = InputMessage | AssistantMessage | OutputMessage | Reasoning | FunctionCall | FunctionCallOutput
+
+/**
+ * The encoded conversation: the `input` of a Responses request.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Wire = Schema.Array(Item).annotations({ identifier: "ResponsesInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Wire = ReadonlyArray<Item>
+
+// -----------------------------------------------------------------------------
+// the provider metadata blocks carry
+// -----------------------------------------------------------------------------
+
+/**
+ * What a block decoded from a Responses item keeps of it, under `detail.openai`, so that it is sent
+ * back as the same item: the item `id` (`msg_...`, `rs_...`, `fc_...`), an assistant message's
+ * `phase`, and which part the block was (`refusal` of a message, `reasoning_text` of a reasoning
+ * item's raw `content`; absent for `output_text` and `summary_text`).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ItemDetail = Schema.Struct({
+  id: optional(Schema.String),
+  phase: optional(Phase),
+  part: optional(Schema.Literal("refusal", "reasoning_text"))
+}).annotations({ identifier: "ResponsesItemDetail" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface ItemDetail extends Schema.Schema.Type<typeof ItemDetail> {}
+
+/**
+ * The key of a block's `detail` that holds its {@link ItemDetail}.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const detailKey = "openai" as const
+
+// -----------------------------------------------------------------------------
+// input: what decode accepts
+// -----------------------------------------------------------------------------
+
+const Other = (known: ReadonlyArray<string>, identifier: string) => {
+  const set: ReadonlySet<string> = new Set(known)
+  return Schema.Struct({
+    type: Schema.String.pipe(
+      Schema.filter((type) => !set.has(type), { message: () => "an entry of a known type must match its schema" }),
+      Schema.brand("ResponsesOtherType")
+    )
+  }).annotations({ identifier })
+}
+
+/**
+ * An image part as decoding reads it: only a base64 data URL has a canonical form (`file_id` and
+ * other URLs are reported).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputImagePart = Schema.Struct({
+  type: Schema.Literal("input_image"),
+  image_url: optional(Schema.NullOr(Schema.String)),
+  file_id: optional(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "ResponsesInputImagePart" })
+
+/**
+ * Any content part decoding reads: `input_text`, `input_image`, `output_text`, `refusal`, and any
+ * other type (`input_file`, `input_audio`, ...), read only to report it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputPart = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("input_text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("output_text"), text: Schema.String }),
+  InputImagePart,
+  Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String }),
+  Other(["input_text", "output_text", "input_image", "refusal"], "ResponsesOtherPart")
+).annotations({ identifier: "ResponsesInputPart" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputPart = typeof InputPart.Type
+
+/**
+ * A message item as decoding reads it (`type` may be absent, as in the SDK's `EasyInputMessage`).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputMessageItem = Schema.Struct({
+  type: optional(Schema.Literal("message")),
+  role: Schema.Literal("system", "developer", "user", "assistant"),
+  content: Schema.Union(Schema.String, Schema.Array(InputPart)),
+  id: optional(Schema.NullOr(Schema.String)),
+  phase: optional(Schema.NullOr(Phase))
+}).annotations({ identifier: "ResponsesInputMessageItem" })
+
+/**
+ * A reasoning item as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputReasoningItem = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  id: optional(Schema.NullOr(Schema.String)),
+  summary: Schema.Array(Schema.Struct({ type: Schema.Literal("summary_text"), text: Schema.String })),
+  content: optional(
+    Schema.NullOr(Schema.Array(Schema.Struct({ type: Schema.Literal("reasoning_text"), text: Schema.String })))
+  ),
+  encrypted_content: optional(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "ResponsesInputReasoningItem" })
+
+/**
+ * A function call item as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputFunctionCallItem = Schema.Struct({
+  type: Schema.Literal("function_call"),
+  call_id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String,
+  id: optional(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "ResponsesInputFunctionCallItem" })
+
+/**
+ * A function call output item as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputFunctionCallOutputItem = Schema.Struct({
+  type: Schema.Literal("function_call_output"),
+  call_id: Schema.String,
+  output: Schema.Union(Schema.String, Schema.Array(InputPart))
+}).annotations({ identifier: "ResponsesInputFunctionCallOutputItem" })
+
+/**
+ * An item of any other type (`item_reference`, `web_search_call`, `custom_tool_call`, ...): read
+ * only to report it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputOtherItem = Other(
+  ["message", "reasoning", "function_call", "function_call_output"],
+  "ResponsesInputOtherItem"
+)
+
+/**
+ * Any input item decoding reads.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputItem = Schema.Union(
+  InputMessageItem,
+  InputReasoningItem,
+  InputFunctionCallItem,
+  InputFunctionCallOutputItem,
+  InputOtherItem
+).annotations({ identifier: "ResponsesInputItem" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputItem = typeof InputItem.Type
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+/**
+ * Encoding options.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface EncodeOptions {
+  /**
+   * What to do with a reasoning block that did not come from a Responses reasoning item (it has no
+   * `detail.openai.id`: reasoning written by another provider or by hand), which the API cannot
+   * take (a reasoning item needs its id). `"fail"` (default): an `UnsupportedBlock` error. `"omit"`:
+   * leave it out. `"text"`: send its text as assistant text.
+   */
+  readonly reasoningWithoutId?: "fail" | "omit" | "text" | undefined
+  /** The role system turns are sent with. Default `"system"`; newer models also read `"developer"`. */
+  readonly systemRole?: "system" | "developer" | undefined
+  /**
+   * How tool-call `arguments` are written. `"python"` (default): as Python's `json.dumps` writes
+   * them, the same text the `openai` format sends. `"json"`: `JSON.stringify`.
+   */
+  readonly toolArguments?: "python" | "json" | undefined
+}
+
+/**
+ * Decoding options. None yet; the parameter is there for symmetry with the other formats.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface DecodeOptions {}
+
+// -----------------------------------------------------------------------------
+// conversions
+// -----------------------------------------------------------------------------
+
+/**
+ * Convert a canonical conversation to Responses `input` items.
+ *
+ * Fails with `MisplacedBlock` (a block in a role that may not hold it; checked first, for the whole
+ * conversation) or `UnsupportedBlock` (an image in an assistant turn, which the API takes only as
+ * `output_text`; a reasoning block without a Responses item id, unless `reasoningWithoutId` says
+ * otherwise).
+ *
+ * @category encoding
+ * @since 0.2.0
+ */
+export const encode = (
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire, ConversionError.EncodeError> => encodeInternal.encode(conversation, options)
+
+/**
+ * Read Responses `input` items (an array, or a request body `{input, instructions?}`; a string
+ * `input` is one user message, `instructions` a leading system turn) into a canonical conversation.
+ *
+ * Errors locate the input: `messageIndex` indexes the item list, `blockIndex` an item's `content`
+ * or `summary` entries. Fails with `MalformedInput`, `UnsupportedContent` (items and parts with no
+ * canonical form) or `InvalidToolArguments`. Never throws.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decode = (
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decodeInternal.decode(input, options)
+
+/**
+ * The OpenAI Responses format as a {@link Codec.Codec}.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+
+/**
+ * A Schema from Responses `input` items to a canonical conversation (default options).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+
+// -----------------------------------------------------------------------------
+// responses
+// -----------------------------------------------------------------------------
+
+/**
+ * A Responses API `Response` object as `decodeResponse` reads it: what `client.responses.create`
+ * returns (the SDK's `Response` type is assignable to it), or its JSON.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResponseObject {
+  readonly output: ReadonlyArray<unknown>
+}
+
+/**
+ * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
+ * refusal. Output items in order: `message` (`output_text` → text, `refusal` → text and
+ * `refusal`), `reasoning` (one block per summary entry, `encrypted_content` as the signature),
+ * `function_call` (a tool call; `call_id` is its id). Every other item type is an
+ * `UnsupportedContent` error. A `failed` response, or one with an `error`, is a `MalformedInput`
+ * error carrying the provider's message.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeResponse = (
+  response: ResponseObject | unknown
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => responseInternal.decodeResponse(response)
+
+/**
+ * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
+ * server-sent events parsed as JSON) into the same result as {@link decodeResponse}. The final turn
+ * is built from the finished output items (`response.output_item.done`), so the deltas need not be
+ * complete; a stream that ends without `response.completed` (or `.incomplete`) fails, and so does
+ * an `error` or `response.failed` event.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> => streamInternal.decodeStream(events)

@@ -1,0 +1,147 @@
+/**
+ * Gemini streaming (`generateContentStream`, `:streamGenerateContent?alt=sse`): each chunk is a
+ * whole `GenerateContentResponse` holding only the new parts. The chunks are folded back into the
+ * response they stand for, then read by {@link decodeResponse}, so a streamed answer decodes
+ * exactly as the same answer sent whole.
+ *
+ * Per candidate (keyed by `index`, `0` when absent): parts are appended, and a text part continues
+ * the text part before it when both are thoughts or both are not and at most one of them carries a
+ * `thoughtSignature` (the signature is kept: Gemini often sends it last, on an empty text part).
+ * Function calls arrive whole. `finishReason`, `finishMessage` and the metadata come from the last
+ * chunk that has them; `usageMetadata` holds running totals, so the last one is kept.
+ *
+ * @internal
+ */
+import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Stream from "effect/Stream"
+import * as ConversionError from "../../ConversionError.js"
+import type * as ModelResponse from "../../ModelResponse.js"
+import * as R from "../response.js"
+import * as Input from "../wireInput.js"
+import { decodeResponse, type ResponseOptions } from "./response.js"
+
+const format = "google" as const
+
+type Json = Record<string, unknown>
+
+interface CandidateState {
+  readonly index: number
+  readonly parts: Array<Json>
+  readonly fields: Json
+}
+
+interface State {
+  events: number
+  readonly candidates: Map<number, CandidateState>
+  readonly top: Json
+}
+
+const isText = (part: Json): boolean =>
+  typeof part["text"] === "string" &&
+  Object.keys(part).every((k) => k === "text" || k === "thought" || k === "thoughtSignature")
+
+const appendPart = (parts: Array<Json>, part: Json): void => {
+  const last = parts[parts.length - 1]
+  if (
+    last !== undefined && isText(last) && isText(part) && (last["thought"] === true) === (part["thought"] === true) &&
+    !(last["thoughtSignature"] !== undefined && part["thoughtSignature"] !== undefined)
+  ) {
+    last["text"] = (last["text"] as string) + (part["text"] as string)
+    if (part["thoughtSignature"] !== undefined) last["thoughtSignature"] = part["thoughtSignature"]
+    return
+  }
+  parts.push({ ...part })
+}
+
+const toJson = (value: unknown): unknown => {
+  if (Input.tooDeep(value) !== undefined) return undefined
+  const text = JSON.stringify(value)
+  return text === undefined ? undefined : JSON.parse(text)
+}
+
+const step = (state: State, event: unknown, index: number): ConversionError.ResponseError | undefined => {
+  state.events++
+  // the SDK yields class instances (with an sdkHttpResponse beside the JSON fields): their JSON
+  const chunk = toJson(event)
+  if (!R.isRecord(chunk)) {
+    return R.malformedAt(format, [index], "expected a GenerateContentResponse chunk (a JSON object)")
+  }
+  for (const key of ["usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime", "modelStatus"]) {
+    if (chunk[key] !== undefined && chunk[key] !== null) state.top[key] = chunk[key]
+  }
+  const candidates = chunk["candidates"]
+  if (candidates === undefined || candidates === null) return undefined
+  if (!Array.isArray(candidates)) return R.malformedAt(format, [index, "candidates"], "expected an array")
+  for (const [position, candidate] of candidates.entries()) {
+    if (!R.isRecord(candidate)) {
+      return R.malformedAt(format, [index, "candidates", position], "expected a candidate object")
+    }
+    const at = typeof candidate["index"] === "number" ? candidate["index"] : 0
+    let entry = state.candidates.get(at)
+    if (entry === undefined) {
+      entry = { index: at, parts: [], fields: {} }
+      state.candidates.set(at, entry)
+    }
+    if (entry.fields["finishReason"] !== undefined) {
+      return new ConversionError.IncompleteStream({
+        format,
+        eventIndex: index,
+        reason: `candidate ${at} goes on after its finishReason`
+      })
+    }
+    for (const [key, value] of Object.entries(candidate)) {
+      if (key !== "content" && value !== undefined && value !== null) entry.fields[key] = value
+    }
+    const content = candidate["content"]
+    if (content === undefined || content === null) continue
+    const parts = R.isRecord(content) ? content["parts"] : undefined
+    if (parts === undefined || parts === null) continue
+    if (!Array.isArray(parts)) {
+      return R.malformedAt(format, [index, "candidates", position, "content", "parts"], "expected an array")
+    }
+    for (const [j, part] of parts.entries()) {
+      if (!R.isRecord(part)) {
+        return R.malformedAt(format, [index, "candidates", position, "content", "parts", j], "expected a part object")
+      }
+      appendPart(entry.parts, part)
+    }
+  }
+  return undefined
+}
+
+/** The `GenerateContentResponse` the chunks stand for, or why there is none. */
+export const assemble = (state: State): Either.Either<Json, ConversionError.IncompleteStream> => {
+  if (state.events === 0) {
+    return Either.left(new ConversionError.IncompleteStream({ format, reason: "the stream holds no chunk" }))
+  }
+  const candidates: Array<Json> = []
+  for (const entry of [...state.candidates.values()].sort((a, b) => a.index - b.index)) {
+    if (entry.fields["finishReason"] === undefined) {
+      return Either.left(
+        new ConversionError.IncompleteStream({
+          format,
+          reason: `the stream ended before candidate ${entry.index} finished (no finishReason): it was interrupted`
+        })
+      )
+    }
+    candidates.push({ ...entry.fields, content: { role: "model", parts: entry.parts } })
+  }
+  return Either.right({ ...state.top, candidates })
+}
+
+/** Fold a stream of `GenerateContentResponse` chunks into one response. */
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>,
+  options: ResponseOptions = {}
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
+  R.fold(
+    format,
+    events,
+    (): State => ({ events: 0, candidates: new Map(), top: {} }),
+    step,
+    (state) => {
+      const response = assemble(state)
+      return Either.isLeft(response) ? Either.left(response.left) : decodeResponse(response.right, options)
+    }
+  )

@@ -1,0 +1,361 @@
+/**
+ * OpenAI Responses `input` items to a canonical conversation (docs/formats/openai-responses.md).
+ * The output items of a `Response` are input items too, so `response.ts` reads them with the item
+ * decoding here.
+ *
+ * @internal
+ */
+import type * as Brand from "effect/Brand"
+import * as Either from "effect/Either"
+import { absurd } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as Block from "../../Block.js"
+import type * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import * as Json from "../../Json.js"
+import * as Message from "../../Message.js"
+import * as Format from "../../OpenAiResponsesFormat.js"
+import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
+
+const format = "openai-responses" as const
+
+/** Where an item sits: its path and index in the item list, and the block index where one applies. */
+export interface Where {
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex?: number | undefined
+}
+
+const at = (where: Where, key: string | number, blockIndex?: number): Where =>
+  blockIndex === undefined
+    ? { ...where, path: [...where.path, key] }
+    : { ...where, path: [...where.path, key, blockIndex], blockIndex }
+
+export const unsupported = (
+  where: Where,
+  contentType: string,
+  reason: string
+): Either.Either<never, ConversionError.UnsupportedContent> =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+const invalidArguments = (where: Where, raw: string, reason: string) =>
+  Either.left(
+    new ConversionError.InvalidToolArguments({
+      format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      blockIndex: where.blockIndex ?? 0,
+      raw,
+      reason
+    })
+  )
+
+const isJsonObject = Schema.is(Json.JsonObject)
+
+/** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
+export const parseArguments = (
+  raw: string,
+  where: Where
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
+  if (raw === "") return Either.right({})
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return invalidArguments(where, raw, "not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return invalidArguments(where, raw, `expected a JSON object, actual ${parsed === null ? "null" : typeof parsed}`)
+  }
+  if (tooDeep(parsed) !== undefined) return invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
+  return isJsonObject(parsed)
+    ? Either.right(parsed)
+    : invalidArguments(where, raw, "a number is too large to represent")
+}
+
+/** `detail` holding what a block keeps of its item, or `null` when it keeps nothing. */
+export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
+  const out: { [key: string]: Json.JsonValue } = {}
+  if (meta.id !== undefined) out["id"] = meta.id
+  if (meta.phase !== undefined) out["phase"] = meta.phase
+  if (meta.part !== undefined) out["part"] = meta.part
+  return Object.keys(out).length === 0 ? null : { [Format.detailKey]: out }
+}
+
+type Other = { readonly type: string & Brand.Brand<"ResponsesOtherType"> }
+
+const isOther = <A extends { readonly type?: string | undefined }>(
+  value: A | Other,
+  known: ReadonlySet<string>
+): value is Other => value.type !== undefined && !known.has(value.type)
+
+const partTypes: ReadonlySet<string> = new Set(["input_text", "output_text", "refusal", "input_image"])
+const itemTypes: ReadonlySet<string> = new Set(["message", "reasoning", "function_call", "function_call_output"])
+
+/** Is this item one of the kinds decoding converts? */
+export const isKnownItem = (
+  item: Format.InputItem
+): item is Exclude<Format.InputItem, Other> => !isOther(item, itemTypes)
+
+const base64DataUrl = /^data:(.*?);base64,/is
+
+const decodePart = (
+  part: Format.InputPart,
+  where: Where,
+  assistant: boolean
+): Either.Either<
+  { readonly block: Block.ContentBlock; readonly refusal: boolean },
+  ConversionError.UnsupportedContent
+> => {
+  if (isOther(part, partTypes)) {
+    return unsupported(where, part.type, "a canonical message holds text and images (base64 data URLs) only")
+  }
+  switch (part.type) {
+    case "input_text":
+    case "output_text":
+      return Either.right({ block: Block.text(part.text), refusal: false })
+    case "refusal":
+      return assistant
+        ? Either.right({ block: Block.text(part.refusal), refusal: true })
+        : unsupported(where, "refusal", "a refusal part belongs in an assistant message")
+    case "input_image": {
+      const url = part.image_url
+      const match = typeof url === "string" ? base64DataUrl.exec(url) : null
+      if (typeof url === "string" && match !== null) {
+        return Either.right({ block: Block.image(url.slice(match[0].length), match[1] ?? ""), refusal: false })
+      }
+      return unsupported(
+        at(where, typeof url === "string" ? "image_url" : "file_id"),
+        "input_image",
+        "only a base64 data URL (data:<mime>;base64,<data>) has a canonical form; fetch the image and inline it"
+      )
+    }
+    default:
+      return absurd(part)
+  }
+}
+
+const decodeContent = (
+  content: string | ReadonlyArray<Format.InputPart>,
+  where: Where,
+  assistant: boolean
+): Either.Either<
+  Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }>,
+  ConversionError.UnsupportedContent
+> => {
+  if (typeof content === "string") return Either.right([{ block: Block.text(content), refusal: false }])
+  const out: Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }> = []
+  for (let k = 0; k < content.length; k++) {
+    const decoded = decodePart(content[k]!, at(where, "content", k), assistant)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    out.push(decoded.right)
+  }
+  return Either.right(out)
+}
+
+const otherItem = (type: string): string =>
+  type === "item_reference"
+    ? "an item_reference points at state stored by OpenAI, which a canonical conversation does not hold"
+    : "only messages, reasoning, function calls and function call outputs have a canonical form"
+
+/** The canonical blocks of one assistant-side item (an assistant message, reasoning, a function call). */
+export const decodeAssistantItem = (
+  item: Format.InputItem,
+  where: Where
+): Either.Either<Array<Message.AssistantBlock>, ConversionError.DecodeError> => {
+  if (isOther(item, itemTypes)) return unsupported(at(where, "type"), item.type, otherItem(item.type))
+  switch (item.type) {
+    case "reasoning": {
+      const id = item.id ?? undefined
+      const signature = item.encrypted_content ?? null
+      const entries: Array<{ readonly text: string; readonly part?: "reasoning_text" }> = [
+        ...item.summary.map((s) => ({ text: s.text })),
+        ...(item.content ?? []).map((c) => ({ text: c.text, part: "reasoning_text" as const }))
+      ]
+      if (entries.length === 0) entries.push({ text: "" })
+      return Either.right(entries.map((e) =>
+        Block.reasoning(e.text, {
+          signature,
+          detail: detailOf({ ...(id === undefined ? {} : { id }), ...(e.part === undefined ? {} : { part: e.part }) })
+        })
+      ))
+    }
+    case "function_call": {
+      const id = item.id ?? undefined
+      return Either.map(
+        parseArguments(item.arguments, at(where, "arguments")),
+        (
+          input
+        ) => [Block.toolCall(item.call_id, item.name, input, { detail: detailOf(id === undefined ? {} : { id }) })]
+      )
+    }
+    case undefined:
+    case "message": {
+      if (!("role" in item)) return Either.right([])
+      const id = item.id ?? undefined
+      const phase = item.phase ?? undefined
+      return Either.map(
+        decodeContent(item.content, where, true),
+        (parts) =>
+          parts.map(({ block, refusal }) =>
+            block.type === "text"
+              ? Block.text(block.text, {
+                detail: detailOf({
+                  ...(id === undefined ? {} : { id }),
+                  ...(phase === undefined ? {} : { phase }),
+                  ...(refusal ? { part: "refusal" as const } : {})
+                })
+              })
+              : block
+          )
+      )
+    }
+    case "function_call_output":
+      return unsupported(at(where, "type"), item.type, "a tool output belongs in a user turn")
+    default:
+      return absurd(item)
+  }
+}
+
+const toConversation = (
+  items: ReadonlyArray<Format.InputItem>,
+  prefix: ConversionError.Path,
+  leading: ReadonlyArray<Message.Message>
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  const out: Array<Message.Message> = [...leading]
+  let results: Array<Block.ToolResultBlock> = []
+  let assistant: Array<Message.AssistantBlock> | undefined
+  const flushResults = () => {
+    if (results.length > 0) out.push(Message.user(results))
+    results = []
+  }
+  const flushAssistant = () => {
+    if (assistant !== undefined) out.push(Message.assistant(assistant))
+    assistant = undefined
+  }
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    const where: Where = { path: [...prefix, i], messageIndex: i }
+    if ((item.type === undefined || item.type === "message") && "role" in item && item.role !== "assistant") {
+      const content = decodeContent(item.content, where, false)
+      if (Either.isLeft(content)) return Either.left(content.left)
+      const blocks = content.right.map((p) => p.block)
+      flushAssistant()
+      if (item.role === "user") {
+        out.push(Message.user([...results, ...blocks]))
+        results = []
+      } else {
+        flushResults()
+        out.push(Message.system(blocks))
+      }
+      continue
+    }
+    if (!isOther(item, itemTypes) && item.type === "function_call_output") {
+      const content = decodeContent(item.output, at(where, "output"), false)
+      if (Either.isLeft(content)) return Either.left(content.left)
+      flushAssistant()
+      results.push(Block.toolResult(item.call_id, content.right.map((p) => p.block)))
+      continue
+    }
+    const blocks = decodeAssistantItem(item, where)
+    if (Either.isLeft(blocks)) return Either.left(blocks.left)
+    flushResults()
+    ;(assistant ??= []).push(...blocks.right)
+  }
+  flushAssistant()
+  flushResults()
+  return Either.right(out)
+}
+
+/**
+ * Made on first use: the public module, which declares the item schemas, imports this one, so its
+ * schemas are not there yet while this module loads.
+ */
+export const lazy = <A>(make: () => A): () => A => {
+  let value: A | undefined
+  return () => value ??= make()
+}
+
+const decodeItems = lazy(() =>
+  Schema.decodeUnknownEither(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" })
+)
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const describe = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : isRecord(u) ? "an object without input" : typeof u
+
+/** An item list at `prefix` of the input, with `leading` messages before it. */
+export const decodeItemList = (
+  list: unknown,
+  prefix: ConversionError.Path,
+  leading: ReadonlyArray<Message.Message>
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  const deep = tooDeep(list)
+  if (deep !== undefined) {
+    const path = [...prefix, ...deep]
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path,
+        reason: `nested more than ${maxDepth} levels deep (or cyclic)`,
+        ...(typeof path[prefix.length] === "number" ? { messageIndex: path[prefix.length] as number } : {})
+      })
+    )
+  }
+  const decoded = decodeItems()(list)
+  if (Either.isLeft(decoded)) {
+    const error = malformed(decoded.left, format, { messages: [], blocks: "content" })
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [...prefix, ...error.path],
+        reason: error.reason,
+        ...(error.messageIndex === undefined ? {} : { messageIndex: error.messageIndex }),
+        ...(error.blockIndex === undefined ? {} : { blockIndex: error.blockIndex })
+      })
+    )
+  }
+  return toConversation(decoded.right, prefix, leading)
+}
+
+export const decode = (
+  input: unknown,
+  _options: Format.DecodeOptions = {}
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+  total(format, () => {
+    if (Array.isArray(input)) return decodeItemList(input, [], [])
+    if (!isRecord(input) || !("input" in input)) {
+      return Either.left(
+        new ConversionError.MalformedInput({
+          format,
+          path: [],
+          reason: `expected an array of input items or a request body {input: [...]}, actual ${describe(input)}`
+        })
+      )
+    }
+    const instructions = input["instructions"]
+    if (instructions !== undefined && instructions !== null && typeof instructions !== "string") {
+      return Either.left(
+        new ConversionError.MalformedInput({
+          format,
+          path: ["instructions"],
+          reason: "expected instructions to be a string or null"
+        })
+      )
+    }
+    const leading = typeof instructions === "string" ? [Message.system(instructions)] : []
+    const items = input["input"]
+    if (typeof items === "string") return Either.right([...leading, Message.user(items)])
+    return decodeItemList(items, ["input"], leading)
+  })

@@ -1,0 +1,158 @@
+/**
+ * A Responses API `Response` object to a canonical `ModelResponse`.
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as ConversionError from "../../ConversionError.js"
+import * as Message from "../../Message.js"
+import type * as ModelResponse from "../../ModelResponse.js"
+import * as Format from "../../OpenAiResponsesFormat.js"
+import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
+import { decodeAssistantItem, lazy, unsupported } from "./decode.js"
+
+const format = "openai-responses" as const
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const optionalNull = <S extends Schema.Schema.Any>(schema: S) => optional(Schema.NullOr(schema))
+
+/** The parts of a `Response` that decoding reads; other keys are ignored. */
+export const ResponseSchema = Schema.Struct({
+  id: optional(Schema.String),
+  model: optional(Schema.String),
+  status: optionalNull(Schema.String),
+  output: Schema.Array(Schema.Unknown),
+  error: optionalNull(Schema.Struct({ code: optionalNull(Schema.String), message: Schema.String })),
+  incomplete_details: optionalNull(Schema.Struct({ reason: optionalNull(Schema.String) })),
+  usage: optionalNull(Schema.Struct({
+    input_tokens: optional(Schema.Number),
+    output_tokens: optional(Schema.Number),
+    total_tokens: optional(Schema.Number),
+    input_tokens_details: optionalNull(Schema.Struct({ cached_tokens: optionalNull(Schema.Number) })),
+    output_tokens_details: optionalNull(Schema.Struct({ reasoning_tokens: optionalNull(Schema.Number) }))
+  }))
+})
+
+const decodeShape = Schema.decodeUnknownEither(ResponseSchema, { onExcessProperty: "ignore" })
+const decodeItem = lazy(() => Schema.decodeUnknownEither(Format.InputItem, { onExcessProperty: "ignore" }))
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+const usageOf = (usage: typeof ResponseSchema.Type["usage"]): ModelResponse.Usage => {
+  const out: Mutable<ModelResponse.Usage> = {}
+  if (usage === undefined || usage === null) return out
+  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens
+  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens
+  if (usage.total_tokens !== undefined) out.totalTokens = usage.total_tokens
+  const reasoning = usage.output_tokens_details?.reasoning_tokens
+  if (typeof reasoning === "number") out.reasoningTokens = reasoning
+  const cached = usage.input_tokens_details?.cached_tokens
+  if (typeof cached === "number") out.cachedInputTokens = cached
+  return out
+}
+
+/** The Responses API has no finish reason: it follows from `status`, `incomplete_details` and the items. */
+const stopReasonOf = (
+  status: string | null | undefined,
+  incomplete: string | null | undefined,
+  hasCalls: boolean,
+  refused: boolean
+): ModelResponse.StopReason => {
+  switch (status ?? "completed") {
+    case "completed":
+      return hasCalls ? "tool_calls" : refused ? "refusal" : "stop"
+    case "incomplete":
+      return incomplete === "max_output_tokens"
+        ? "max_tokens"
+        : incomplete === "content_filter"
+        ? "content_filter"
+        : "other"
+    default:
+      return "other"
+  }
+}
+
+export const decodeResponse = (
+  response: unknown
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
+  total(format, () => {
+    const deep = tooDeep(response)
+    if (deep !== undefined) {
+      return Either.left(
+        new ConversionError.MalformedInput({ format, path: deep, reason: `nested more than ${maxDepth} levels deep` })
+      )
+    }
+    const shape = decodeShape(response)
+    if (Either.isLeft(shape)) {
+      return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: "content" }))
+    }
+    const r = shape.right
+    if ((r.error !== undefined && r.error !== null) || r.status === "failed") {
+      const detail = r.error === undefined || r.error === null
+        ? "no error given"
+        : `${r.error.code === undefined || r.error.code === null ? "" : `${r.error.code}: `}${r.error.message}`
+      return Either.left(
+        new ConversionError.UnsupportedContent({
+          format,
+          path: ["error"],
+          messageIndex: 0,
+          contentType: "error",
+          reason: `the response failed (${detail}), so it holds no answer`
+        })
+      )
+    }
+    const blocks: Array<Message.AssistantBlock> = []
+    const refusals: Array<string> = []
+    let hasCalls = false
+    for (let k = 0; k < r.output.length; k++) {
+      const where = { path: ["output", k], messageIndex: k }
+      const item = decodeItem()(r.output[k])
+      if (Either.isLeft(item)) {
+        const error = malformed(item.left, format, { messages: [], blocks: "content" })
+        return Either.left(
+          new ConversionError.MalformedInput({
+            format,
+            path: ["output", k, ...error.path],
+            messageIndex: k,
+            reason: error.reason,
+            ...(error.blockIndex === undefined ? {} : { blockIndex: error.blockIndex })
+          })
+        )
+      }
+      const value = item.right
+      if ("role" in value && value.role !== "assistant") {
+        return unsupported(
+          { ...where, path: [...where.path, "role"] },
+          `${value.role} message`,
+          "a response's output holds the assistant's items only"
+        )
+      }
+      if (value.type === "function_call_output") {
+        return unsupported(
+          { ...where, path: [...where.path, "type"] },
+          "function_call_output",
+          "a tool output in a response's output was run by the provider, and an assistant turn cannot hold it"
+        )
+      }
+      if (value.type === "function_call") hasCalls = true
+      if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
+        for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
+      }
+      const decoded = decodeAssistantItem(value, where)
+      if (Either.isLeft(decoded)) return Either.left(decoded.left)
+      blocks.push(...decoded.right)
+    }
+    const refused = refusals.length > 0
+    const providerStopReason = r.incomplete_details?.reason ?? r.status ?? undefined
+    const out: Mutable<ModelResponse.ModelResponse> = {
+      message: Message.assistant(blocks),
+      stopReason: stopReasonOf(r.status, r.incomplete_details?.reason, hasCalls, refused),
+      usage: usageOf(r.usage)
+    }
+    if (providerStopReason !== undefined && providerStopReason !== null) out.providerStopReason = providerStopReason
+    if (refused) out.refusal = refusals.join("\n")
+    if (r.id !== undefined) out.id = r.id
+    if (r.model !== undefined) out.model = r.model
+    return Either.right(out)
+  })

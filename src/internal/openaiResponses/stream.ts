@@ -1,0 +1,161 @@
+/**
+ * Folding a streamed Responses API answer (`ResponseStreamEvent`s) into a `ModelResponse`.
+ *
+ * The final turn is built from the finished items (`response.output_item.done`, or the output of
+ * the final `response` when it carries one). An item that never finished is rebuilt from its
+ * `output_item.added` value and the deltas that followed it, so that a stream whose final event
+ * lists no output still gives the whole turn.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Stream from "effect/Stream"
+import * as StreamModule from "effect/Stream"
+import * as ConversionError from "../../ConversionError.js"
+import type * as ModelResponse from "../../ModelResponse.js"
+import { decodeResponse } from "./response.js"
+
+const format = "openai-responses" as const
+
+type Json = { [key: string]: unknown }
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+interface State {
+  readonly count: number
+  /** The items by output index: finished ones as they were sent, others as rebuilt from deltas. */
+  readonly items: Map<number, { done: boolean; item: Json }>
+  final: Json | undefined
+  failure: ConversionError.DecodeError | undefined
+}
+
+const malformedEvent = (index: number, reason: string) =>
+  new ConversionError.MalformedInput({ format, path: [index], messageIndex: index, reason })
+
+const str = (u: unknown): string => typeof u === "string" ? u : ""
+
+/** Apply a delta to the item it belongs to (by `output_index`), creating the nested part as needed. */
+const applyDelta = (state: State, event: Json): void => {
+  const index = event["output_index"]
+  if (typeof index !== "number") return
+  const entry = state.items.get(index)
+  if (entry === undefined || entry.done) return
+  const item = entry.item
+  const type = event["type"]
+  const listAt = (key: string, i: unknown, make: () => Json): Json => {
+    const list = Array.isArray(item[key]) ? (item[key] as Array<Json>) : (item[key] = [] as Array<Json>) as Array<Json>
+    const k = typeof i === "number" ? i : 0
+    while (list.length <= k) list.push(make())
+    return list[k]!
+  }
+  switch (type) {
+    case "response.output_text.delta": {
+      const part = listAt("content", event["content_index"], () => ({ type: "output_text", text: "", annotations: [] }))
+      part["text"] = str(part["text"]) + str(event["delta"])
+      break
+    }
+    case "response.refusal.delta": {
+      const part = listAt("content", event["content_index"], () => ({ type: "refusal", refusal: "" }))
+      part["refusal"] = str(part["refusal"]) + str(event["delta"])
+      break
+    }
+    case "response.reasoning_summary_text.delta": {
+      const part = listAt("summary", event["summary_index"], () => ({ type: "summary_text", text: "" }))
+      part["text"] = str(part["text"]) + str(event["delta"])
+      break
+    }
+    case "response.reasoning_text.delta": {
+      const part = listAt("content", event["content_index"], () => ({ type: "reasoning_text", text: "" }))
+      part["text"] = str(part["text"]) + str(event["delta"])
+      break
+    }
+    case "response.function_call_arguments.delta":
+      item["arguments"] = str(item["arguments"]) + str(event["delta"])
+      break
+    case "response.function_call_arguments.done":
+      item["arguments"] = str(event["arguments"])
+      break
+  }
+}
+
+const step = (state: State, event: unknown, index: number): State => {
+  if (state.failure !== undefined || state.final !== undefined) return state
+  if (!isRecord(event) || typeof event["type"] !== "string") {
+    state.failure = malformedEvent(index, "expected a stream event: an object with a string type")
+    return state
+  }
+  const type = event["type"]
+  switch (type) {
+    case "response.output_item.added":
+    case "response.output_item.done": {
+      const i = event["output_index"]
+      const item = event["item"]
+      if (typeof i !== "number" || !isRecord(item)) {
+        state.failure = malformedEvent(index, `${type} needs a numeric output_index and an item object`)
+        break
+      }
+      const done = type === "response.output_item.done"
+      if (done || !state.items.has(i)) {
+        state.items.set(i, { done, item: done ? item : structuredClone(item) })
+      }
+      break
+    }
+    case "response.completed":
+    case "response.incomplete":
+    case "response.failed": {
+      const response = event["response"]
+      if (!isRecord(response)) {
+        state.failure = malformedEvent(index, `${type} needs a response object`)
+        break
+      }
+      state.final = response
+      break
+    }
+    case "error": {
+      const code = typeof event["code"] === "string" ? `${event["code"]}: ` : ""
+      state.failure = new ConversionError.UnsupportedContent({
+        format,
+        path: [index],
+        messageIndex: index,
+        contentType: "error",
+        reason: `the stream failed (${code}${str(event["message"])}), so it holds no answer`
+      })
+      break
+    }
+    default:
+      applyDelta(state, event)
+  }
+  return state
+}
+
+export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
+  if (state.failure !== undefined) return Either.left(state.failure)
+  if (state.final === undefined) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [],
+        reason: `the stream ended after ${state.count} event(s) without response.completed, response.incomplete or ` +
+          "response.failed, so the answer is incomplete"
+      })
+    )
+  }
+  const listed = state.final["output"]
+  const output = Array.isArray(listed) && listed.length > 0
+    ? listed
+    : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry.item)
+  return decodeResponse({ ...state.final, output })
+}
+
+export const decodeStream = <E, R>(
+  events: Stream.Stream<unknown, E, R>
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
+  Effect.flatMap(
+    StreamModule.runFold(
+      events,
+      { count: 0, items: new Map(), final: undefined, failure: undefined } as State,
+      (state, event) => ({ ...step(state, event, state.count), count: state.count + 1 })
+    ),
+    (state) => finish(state)
+  )

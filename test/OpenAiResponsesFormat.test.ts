@@ -1,0 +1,315 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Schema from "effect/Schema"
+import type * as OpenAi from "openai/resources/responses/responses"
+import { Block, Conversation, ConversionError, Format, Message } from "openreward-effect"
+import * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
+import { itemLike, normalize } from "./utils/openAiResponses.js"
+
+const right = <A, E>(either: Either.Either<A, E>): A => {
+  if (Either.isLeft(either)) assert.fail(`expected Right, got ${String(either.left)}`)
+  return either.right
+}
+
+const left = <A, E>(either: Either.Either<A, E>): E => {
+  if (Either.isRight(either)) assert.fail(`expected Left, got ${JSON.stringify(either.right)}`)
+  return either.left
+}
+
+const openai = (meta: { readonly id?: string; readonly phase?: string; readonly part?: string }) => ({
+  detail: { openai: meta }
+})
+
+describe("OpenAiResponsesFormat.encode", () => {
+  it("writes messages, function calls and outputs in order", () => {
+    const conversation = [
+      Message.system("Be terse."),
+      Message.user([Block.text("Look:"), Block.image("AAAA", "image/png")]),
+      Message.assistant([Block.text("Checking."), Block.toolCall("call_1", "lookup", { id: "4411", n: 1.5 })]),
+      Message.user([Block.toolResult("call_1", [Block.text("a"), Block.image("BB", "image/jpeg")]), Block.text("and?")])
+    ]
+    const input = right(OpenAiResponsesFormat.encode(conversation))
+    assert.deepStrictEqual(input, [
+      { type: "message", role: "system", content: "Be terse." },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "Look:" },
+          { type: "input_image", image_url: "data:image/png;base64,AAAA", detail: "auto" }
+        ]
+      },
+      { type: "message", role: "assistant", content: "Checking." },
+      { type: "function_call", call_id: "call_1", name: "lookup", arguments: "{\"id\": \"4411\", \"n\": 1.5}" },
+      {
+        type: "function_call_output",
+        call_id: "call_1",
+        output: [
+          { type: "input_text", text: "a" },
+          { type: "input_image", image_url: "data:image/jpeg;base64,BB", detail: "auto" }
+        ]
+      },
+      { type: "message", role: "user", content: "and?" }
+    ])
+    assert.deepStrictEqual(right(OpenAiResponsesFormat.decode(input)), conversation)
+  })
+
+  it("sends blocks that came from Responses items back as those items", () => {
+    const conversation = [
+      Message.user("Hi"),
+      Message.assistant([
+        Block.reasoning("First,", { signature: "ENC", ...openai({ id: "rs_1" }) }),
+        Block.reasoning("then.", { signature: "ENC", ...openai({ id: "rs_1" }) }),
+        Block.reasoning("raw", { signature: "ENC", ...openai({ id: "rs_1", part: "reasoning_text" }) }),
+        Block.text("Hello", openai({ id: "msg_1", phase: "final_answer" })),
+        Block.text("No.", openai({ id: "msg_1", phase: "final_answer", part: "refusal" })),
+        Block.reasoning("", openai({ id: "rs_2" })),
+        Block.toolCall("call_9", "f", {}, openai({ id: "fc_9" }))
+      ])
+    ]
+    const input = right(OpenAiResponsesFormat.encode(conversation, { toolArguments: "json" }))
+    assert.deepStrictEqual(input.slice(1), [
+      {
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "First," }, { type: "summary_text", text: "then." }],
+        encrypted_content: "ENC",
+        content: [{ type: "reasoning_text", text: "raw" }]
+      },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Hello", annotations: [] }, { type: "refusal", refusal: "No." }],
+        phase: "final_answer"
+      },
+      { type: "reasoning", id: "rs_2", summary: [] },
+      { type: "function_call", call_id: "call_9", name: "f", arguments: "{}", id: "fc_9" }
+    ])
+    assert.deepStrictEqual(right(OpenAiResponsesFormat.decode(input)), conversation)
+  })
+
+  it("fails on reasoning without an item id by default, and omits or sends it as text on request", () => {
+    const conversation = [Message.user("Why?"), Message.assistant([Block.reasoning("Because."), Block.text("So.")])]
+    const error = left(OpenAiResponsesFormat.encode(conversation))
+    assert.strictEqual(error._tag, "UnsupportedBlock")
+    assert.deepStrictEqual(error.path, [1, "blocks", 0])
+    assert.include(error.message, "reasoningWithoutId")
+    assert.deepStrictEqual(right(OpenAiResponsesFormat.encode(conversation, { reasoningWithoutId: "omit" }))[1], {
+      type: "message",
+      role: "assistant",
+      content: "So."
+    })
+    assert.deepStrictEqual(
+      right(OpenAiResponsesFormat.encode(conversation, { reasoningWithoutId: "text" })).slice(1),
+      [
+        { type: "message", role: "assistant", content: "Because." },
+        { type: "message", role: "assistant", content: "So." }
+      ]
+    )
+  })
+
+  it("fails on an image in an assistant turn, and reports a misplaced block first", () => {
+    const image = left(OpenAiResponsesFormat.encode([Message.assistant([Block.image("AA", "image/png")])]))
+    assert.strictEqual(image._tag, "UnsupportedBlock")
+    const misplaced = left(OpenAiResponsesFormat.encode([
+      Message.assistant([Block.image("AA", "image/png")]),
+      { role: "user", blocks: [Block.reasoning("x")], detail: null } as unknown as Message.Message
+    ]))
+    assert.strictEqual(misplaced._tag, "MisplacedBlock")
+  })
+
+  it("sends system turns with the developer role on request", () => {
+    assert.deepStrictEqual(
+      right(OpenAiResponsesFormat.encode([Message.system("S")], { systemRole: "developer" })),
+      [{ type: "message", role: "developer", content: "S" }]
+    )
+  })
+
+  it("is registered in Format", () => {
+    assert.include(Format.sources, "openai-responses")
+    assert.include(Format.targets, "openai-responses")
+    assert.strictEqual(Format.codecs["openai-responses"], OpenAiResponsesFormat.codec)
+    assert.deepStrictEqual(
+      right(Format.convert([{ role: "user", content: "Hi" }], { from: "openai", to: "openai-responses" })),
+      [{ type: "message", role: "user", content: "Hi" }]
+    )
+  })
+})
+
+describe("OpenAiResponsesFormat.decode", () => {
+  it("reads a request body: instructions lead, a string input is one user message", () => {
+    assert.deepStrictEqual(
+      right(OpenAiResponsesFormat.decode({ instructions: "Be terse.", input: "Hi", model: "gpt-5" })),
+      [Message.system("Be terse."), Message.user("Hi")]
+    )
+  })
+
+  it("reads SDK-typed items: EasyInputMessage without type, developer, output messages, outputs before a user message", () => {
+    const items: Array<OpenAi.ResponseInputItem> = [
+      { role: "developer", content: "D" },
+      { role: "user", content: [{ type: "input_text", text: "Q" }] },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "A", annotations: [] }]
+      },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "" },
+      { type: "function_call_output", call_id: "c1", output: "R" },
+      { role: "user", content: "more" }
+    ]
+    assert.deepStrictEqual(right(OpenAiResponsesFormat.decode(items)), [
+      Message.system("D"),
+      Message.user("Q"),
+      Message.assistant([Block.text("A", openai({ id: "msg_1" })), Block.toolCall("c1", "f", {})]),
+      Message.user([Block.toolResult("c1", "R"), Block.text("more")])
+    ])
+  })
+
+  it("reports what has no canonical form, with its place", () => {
+    const reference = left(OpenAiResponsesFormat.decode([{ role: "user", content: "x" }, {
+      type: "item_reference",
+      id: "msg_1"
+    }]))
+    assert.strictEqual(reference._tag, "UnsupportedContent")
+    assert.deepStrictEqual(reference.path, [1, "type"])
+    assert.include(reference.message, "item_reference")
+    const url = left(OpenAiResponsesFormat.decode({
+      input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x.test/a.png", detail: "auto" }] }]
+    }))
+    assert.strictEqual(url._tag, "UnsupportedContent")
+    assert.deepStrictEqual(url.path, ["input", 0, "content", 0, "image_url"])
+    const args = left(
+      OpenAiResponsesFormat.decode([{ type: "function_call", call_id: "c", name: "f", arguments: "[1]" }])
+    )
+    assert.strictEqual(args._tag, "InvalidToolArguments")
+    const shape = left(OpenAiResponsesFormat.decode({ messages: [] }))
+    assert.strictEqual(shape._tag, "MalformedInput")
+    assert.include(shape.message, "expected an array of input items or a request body {input: [...]}")
+  })
+})
+
+// -----------------------------------------------------------------------------
+// laws
+// -----------------------------------------------------------------------------
+
+const decodeErrorTags: ReadonlyArray<string> = [
+  "MalformedInput",
+  "MisplacedBlock",
+  "UnmatchedToolResult",
+  "InvalidToolArguments",
+  "UnsupportedContent"
+]
+
+// Assistant images cannot be sent: this variant leaves them out, so every generated conversation encodes.
+const withoutAssistantImages = Arbitrary.make(Conversation.Conversation).map((conversation) =>
+  conversation.map((message): Message.Message =>
+    message.role === "assistant"
+      ? Message.assistant(message.blocks.filter((b) => b.type !== "image"), { detail: message.detail })
+      : message
+  )
+)
+
+describe("OpenAiResponsesFormat laws", () => {
+  it.prop(
+    "decode never throws, and fails only with a DecodeError",
+    [fc.oneof(fc.anything(), fc.jsonValue(), itemLike(fc))],
+    ([input]) => {
+      const result = OpenAiResponsesFormat.decode(input)
+      if (Either.isLeft(result)) assert.include(decodeErrorTags, result.left._tag)
+      else assert.isTrue(Schema.is(Conversation.Conversation)(result.right))
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "encode succeeds, or fails with an error pointing at an existing message and block",
+    [Conversation.Conversation],
+    ([conversation]) => {
+      const result = OpenAiResponsesFormat.encode(conversation)
+      if (Either.isRight(result)) return assert.isTrue(Schema.is(OpenAiResponsesFormat.Wire)(result.right))
+      const error = result.left
+      assert.strictEqual(error._tag, "UnsupportedBlock")
+      if (error._tag !== "UnsupportedBlock") return
+      const block = conversation[error.messageIndex]?.blocks[error.blockIndex]
+      assert.strictEqual(block?.type, error.blockType)
+      assert.include(["image", "reasoning"], error.blockType)
+      assert.strictEqual(conversation[error.messageIndex]?.role, "assistant")
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.prop(
+    "decode(encode(c, options)) is c up to the documented losses, for every option",
+    [
+      withoutAssistantImages,
+      fc.record({
+        reasoningWithoutId: fc.constantFrom("omit" as const, "text" as const),
+        systemRole: fc.constantFrom("system" as const, "developer" as const),
+        toolArguments: fc.constantFrom("python" as const, "json" as const)
+      })
+    ],
+    ([conversation, options]) => {
+      const encoded = right(OpenAiResponsesFormat.encode(conversation, options))
+      assert.deepStrictEqual(right(OpenAiResponsesFormat.decode(encoded)), normalize(conversation, options))
+    },
+    { fastCheck: { numRuns: 150 } }
+  )
+
+  it.prop(
+    "blocks decoded from Responses items encode back to the same items",
+    [
+      fc.array(
+        fc.oneof(
+          fc.record({ kind: fc.constant("text" as const), text: fc.string(), id: fc.constantFrom("msg_1", "msg_2") }),
+          fc.record({
+            kind: fc.constant("reasoning" as const),
+            text: fc.string(),
+            id: fc.constantFrom("rs_1", "rs_2"),
+            signature: fc.option(fc.constantFrom("E1", "E2"))
+          }),
+          fc.record({ kind: fc.constant("call" as const), id: fc.constantFrom("fc_1", "fc_2"), name: fc.string() })
+        ),
+        { minLength: 1, maxLength: 6 }
+      )
+    ],
+    ([specs]) => {
+      const blocks = specs.map((s, i): Message.AssistantBlock =>
+        s.kind === "text"
+          ? Block.text(s.text, openai({ id: s.id }))
+          : s.kind === "reasoning"
+          ? Block.reasoning(s.text, { signature: s.signature, ...openai({ id: s.id }) })
+          : Block.toolCall(`call_${i}`, s.name, {}, openai({ id: s.id }))
+      )
+      // an item with a single empty summary entry is sent with none, and reads back as that entry
+      const conversation = [Message.assistant(blocks)]
+      const encoded = right(OpenAiResponsesFormat.encode(conversation))
+      assert.deepStrictEqual(right(OpenAiResponsesFormat.decode(encoded)), conversation)
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
+})
+
+describe("OpenAiResponsesFormat.codec and schema", () => {
+  it("the codec is the module's functions, and the schema composes with Schema.parseJson", () => {
+    assert.strictEqual(OpenAiResponsesFormat.codec.name, "openai-responses")
+    assert.strictEqual(OpenAiResponsesFormat.codec.encode, OpenAiResponsesFormat.encode)
+    const json = Schema.parseJson(OpenAiResponsesFormat.schema)
+    const conversation = [Message.user("Hi")]
+    const text = Schema.encodeSync(json)(conversation)
+    assert.strictEqual(text, "[{\"type\":\"message\",\"role\":\"user\",\"content\":\"Hi\"}]")
+    assert.deepStrictEqual(Schema.decodeUnknownSync(json)(text), conversation)
+  })
+
+  it("errors carry the format name and cross the wire", () => {
+    const error = left(OpenAiResponsesFormat.decode([{ type: "web_search_call" }]))
+    assert.strictEqual(error.format, "openai-responses")
+    const encoded = Schema.encodeSync(ConversionError.ConversionError)(error)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(ConversionError.ConversionError)(encoded), error)
+  })
+})

@@ -1,0 +1,122 @@
+/**
+ * The documentation's examples: every ```ts fence in README.md and docs/**.md, and every ```ts fence in
+ * a doc comment of src/**.ts (the module-level `@example`s), with the output block shown after it.
+ *
+ * - A fence marked ```ts no-run is a fragment: neither type-checked nor run.
+ * - What an example prints (`console.log`, `Console.log`) is shown right after it, in a fence marked
+ *   ```text output (in a doc comment, inside the comment). test/Docs.test.ts fails when the shown
+ *   output is not what the example prints, and when an example prints without showing it;
+ *   `npm run docs:outputs` rewrites the shown outputs from what the examples print.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** One example. Lines are 0-based indexes into its file's lines. */
+export interface Snippet {
+  readonly file: string
+  /** 1-based line of the opening fence, for messages. */
+  readonly line: number
+  readonly code: string
+  /** The line prefix inside the fence: "" in markdown, " * " in a doc comment. */
+  readonly prefix: string
+  /** The closing fence's line. */
+  readonly closeLine: number
+  /** The shown output, if any, and the lines it spans (opening fence to closing fence, inclusive). */
+  readonly output: { readonly text: string; readonly from: number; readonly to: number } | undefined
+}
+
+const walk = (dir: string, ext: string): Array<string> =>
+  fs.existsSync(dir)
+    ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? walk(path.join(dir, entry.name), ext)
+        : entry.name.endsWith(ext)
+        ? [path.join(dir, entry.name)]
+        : []
+    ).sort()
+    : []
+
+/** Every file whose examples the tests run, relative to `root`. */
+export const files = (root: string): Array<string> =>
+  [
+    path.join(root, "README.md"),
+    ...walk(path.join(root, "docs"), ".md"),
+    ...walk(path.join(root, "src"), ".ts").filter((f) => !f.includes(`${path.sep}internal${path.sep}`))
+  ].map((f) => path.relative(root, f))
+
+const markdown = { open: /^```ts(.*)$/, close: /^```\s*$/, blank: /^\s*$/, strip: (l: string) => l, prefix: "" }
+const comment = {
+  open: /^(\s*\* ?)```ts(.*)$/,
+  close: /^\s*\* ?```\s*$/,
+  blank: /^\s*\*\s*$/,
+  strip: (l: string) => l.replace(/^\s*\* ?/, ""),
+  prefix: " * "
+}
+
+/** The examples of one file (runnable and `no-run` alike; see {@link Snippet}). */
+export const parse = (file: string, text: string): Array<Snippet & { readonly run: boolean }> => {
+  const syntax = file.endsWith(".md") ? markdown : comment
+  const lines = text.split("\n")
+  const found: Array<Snippet & { readonly run: boolean }> = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = syntax.open.exec(lines[i]!)
+    if (open === null) continue
+    const info = (file.endsWith(".md") ? open[1] : open[2]) ?? ""
+    const prefix = file.endsWith(".md") ? "" : (open[1] ?? " * ").replace(/\s*$/, " ")
+    let close = i + 1
+    while (close < lines.length && !syntax.close.test(lines[close]!)) close++
+    const code = lines.slice(i + 1, close).map(syntax.strip).join("\n") + "\n"
+    let next = close + 1
+    while (next < lines.length && syntax.blank.test(lines[next]!)) next++
+    let output: Snippet["output"] = undefined
+    if (next < lines.length && syntax.strip(lines[next]!).trim() === "```text output") {
+      let end = next + 1
+      while (end < lines.length && !syntax.close.test(lines[end]!)) end++
+      output = { text: lines.slice(next + 1, end).map(syntax.strip).join("\n"), from: next, to: end }
+    }
+    found.push({ file, line: i + 1, code, prefix, closeLine: close, output, run: !info.includes("no-run") })
+    i = output?.to ?? close
+  }
+  return found
+}
+
+/** Every runnable example under `root`. */
+export const snippets = (root: string): Array<Snippet> =>
+  files(root).flatMap((file) => parse(file, fs.readFileSync(path.join(root, file), "utf8")).filter((s) => s.run))
+
+/**
+ * Normalize what an example printed for comparison and display: no trailing spaces or blank lines, and
+ * the parts of Effect's log lines that change from run to run (the time, the fiber's number) elided.
+ */
+export const normalize = (printed: string): string =>
+  printed.split("\n").map((l) =>
+    l.replace(/\s+$/, "").replace(/^timestamp=\S+ /, "timestamp=… ").replace(/ fiber=#\d+ /, " fiber=#… ")
+  ).join("\n").replace(/\n+$/, "")
+
+/**
+ * Rewrite one file's shown outputs: `outputs` maps an example's opening line to what it printed
+ * (empty: show nothing). Returns the new text.
+ */
+export const rewrite = (file: string, text: string, outputs: ReadonlyMap<number, string>): string => {
+  const lines = text.split("\n")
+  const edits = parse(file, text).filter((s) => outputs.has(s.line)).reverse()
+  for (const snippet of edits) {
+    const printed = outputs.get(snippet.line)!
+    const blank = snippet.prefix.trimEnd()
+    const block = printed === ""
+      ? []
+      : [
+        blank,
+        `${snippet.prefix}\`\`\`text output`,
+        ...printed.split("\n").map((l) => (snippet.prefix + l).trimEnd()),
+        `${snippet.prefix}\`\`\``
+      ]
+    if (snippet.output !== undefined) {
+      // Replace from the line after the code's closing fence through the old output's closing fence.
+      lines.splice(snippet.closeLine + 1, snippet.output.to - snippet.closeLine, ...block)
+    } else {
+      lines.splice(snippet.closeLine + 1, 0, ...block)
+    }
+  }
+  return lines.join("\n")
+}
