@@ -46,12 +46,29 @@ import type * as ToolFormat from "./ToolFormat.js"
 export type Options = ClientModule.Options
 
 /**
- * A model step for {@link Session.runEpisode}: the conversation and tools in, the model's answer out.
+ * A model step for {@link Session.runEpisode}: the conversation and tools in, the model's answer out,
+ * as a `Promise`, or as an Effect (the ready-made steps of `openreward-effect/ModelStep`) that needs
+ * nothing.
  *
  * @category models
  * @since 0.2.0
  */
-export type Step = (input: Episode.StepInput) => Promise<ModelResponse.ModelResponse>
+export type Step = (
+  input: Episode.StepInput
+) => PromiseLike<ModelResponse.ModelResponse> | Effect.Effect<ModelResponse.ModelResponse, unknown>
+
+const toStep = (step: Step): Episode.Step<unknown> => (input) =>
+  Effect.suspend(() => {
+    let result: ReturnType<Step>
+    try {
+      result = step(input)
+    } catch (e) {
+      return Effect.fail(new Cause.UnknownException(e))
+    }
+    return Effect.isEffect(result)
+      ? result
+      : Effect.tryPromise({ try: () => Promise.resolve(result), catch: (e) => new Cause.UnknownException(e) })
+  })
 
 /**
  * An open session. Close it with `close()` or `await using`; closing deletes it on the server.
@@ -171,7 +188,7 @@ export const connect = (options?: Options): Client => {
       readMessages: () => run(effect.readMessages),
       listTools: (o) => run(effect.listTools(o)),
       callTool: (name, input) => run(effect.callTool(name, input)),
-      runEpisode: (step, o) => run(Episode.run(effect, Episode.fromPromise(step), o)),
+      runEpisode: (step, o) => run(Episode.run(effect, toStep(step), o)),
       close,
       [Symbol.asyncDispose]: close
     }
@@ -194,7 +211,7 @@ export const connect = (options?: Options): Client => {
       session: async (source, sessionOptions) => makeSession(await run(resolved))(source, sessionOptions),
       runEpisodes: (sources, step, o) =>
         use((env) =>
-          Episode.runMany(env, sources, Episode.fromPromise(step), {
+          Episode.runMany(env, sources, toStep(step), {
             ...o,
             onEpisode: o?.onEpisode === undefined ? undefined : (episode) =>
               Effect.promise(async () => {
