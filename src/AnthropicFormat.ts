@@ -17,8 +17,10 @@
  * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
  * messages}`, a whole request body (`model`, `max_tokens`, `tools`, ... are ignored) or a bare
  * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
- * `role: "system"` messages. Content with no canonical form (`redacted_thinking`, URL and file
- * images, documents, citations, server-tool blocks) is an `UnsupportedContent` error, never dropped.
+ * `role: "system"` messages; `redacted_thinking` as a reasoning block with empty text, its data as
+ * the signature and `detail: {anthropic: {redacted: true}}` (encoded back as `redacted_thinking`).
+ * Content with no canonical form (URL and file images, documents, citations, server-tool blocks) is
+ * an `UnsupportedContent` error, never dropped.
  *
  * @example
  * ```ts
@@ -51,6 +53,7 @@ import * as Codec from "./Codec.js"
 import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
 import * as Reasoning from "./internal/anthropic/reasoning.js"
+import * as Redacted from "./internal/anthropic/redacted.js"
 import * as AnthropicDecode from "./internal/anthropicDecode.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
@@ -193,18 +196,43 @@ export const ToolResultBlock = Schema.Struct({
 export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
 
 /**
+ * Encrypted thinking: opaque `data` with no text. Read as a reasoning block with empty text, the
+ * data as its signature and `detail: {anthropic: {redacted: true}}`, and encoded back from that.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RedactedThinkingBlock = Schema.Struct({
+  type: Schema.Literal("redacted_thinking"),
+  data: Schema.String
+}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
+
+/**
  * Any block encoding produces.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ContentBlock = Schema.Union(TextBlock, ImageBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+export const ContentBlock = Schema.Union(
+  TextBlock,
+  ImageBlock,
+  ThinkingBlock,
+  RedactedThinkingBlock,
+  ToolUseBlock,
+  ToolResultBlock
+)
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ContentBlock = TextBlock | ImageBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+export type ContentBlock =
+  | TextBlock
+  | ImageBlock
+  | ThinkingBlock
+  | typeof RedactedThinkingBlock.Type
+  | ToolUseBlock
+  | ToolResultBlock
 
 /**
  * One entry of `messages`. Encoding emits `role: "system"` only with `laterSystem: "inline"`.
@@ -358,17 +386,6 @@ export const InputThinkingBlock = Schema.Struct({
   thinking: Schema.String,
   signature: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
 }).annotations({ identifier: "AnthropicInputThinkingBlock" })
-
-/**
- * Encrypted thinking: opaque `data` with no text (no canonical form).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const RedactedThinkingBlock = Schema.Struct({
-  type: Schema.Literal("redacted_thinking"),
-  data: Schema.String
-}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
 
 /**
  * Any other block (`document`, `search_result`, `server_tool_use`, `web_search_tool_result`, ...):
@@ -594,14 +611,18 @@ const encodeBlocks = (
       case "image":
         content.push(encodeContent(block))
         continue
-      case "reasoning":
+      case "reasoning": {
         if (role !== "assistant") break
+        const redacted = Redacted.dataOf(block)
         content.push(
-          block.signature
+          redacted !== undefined
+            ? { type: "redacted_thinking", data: redacted }
+            : block.signature
             ? { type: "thinking", thinking: block.text, signature: block.signature }
             : { type: "thinking", thinking: block.text }
         )
         continue
+      }
       case "tool_call":
         if (role !== "assistant") break
         content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
@@ -885,12 +906,7 @@ const decodeBlock = (
     case "thinking":
       return Either.right(Block.reasoning(block.thinking, { signature: block.signature ?? null }))
     case "redacted_thinking":
-      return unsupported(
-        where,
-        block.type,
-        "redacted thinking is encrypted reasoning with no text, and a canonical reasoning block cannot carry " +
-          "opaque data"
-      )
+      return Either.right(Redacted.block(block.data))
     case "tool_use":
       return Either.right(Block.toolCall(block.id, block.name, block.input))
     case "tool_result":
@@ -1078,9 +1094,10 @@ export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSc
 /**
  * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
  * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
- * caller chooses not to keep: `redacted_thinking` (opaque encrypted reasoning) and the server-tool
- * blocks (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
- * `code_execution_tool_result`, ...). Without it, such a block is an `UnsupportedContent` error.
+ * caller chooses not to keep: the server-tool blocks (`server_tool_use`, `web_search_tool_result`,
+ * `web_fetch_tool_result`, `code_execution_tool_result`, ...). Without it, such a block is an
+ * `UnsupportedContent` error. (`redacted_thinking` is read as {@link decode} reads it, and can be
+ * left out too.)
  *
  * @category models
  * @since 0.2.0

@@ -54,6 +54,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as ApiRequest from "./ApiRequest.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
 import type * as Format from "./Format.js"
@@ -225,6 +226,16 @@ export interface Session {
     Tools<F>,
     F extends ToolFormat.Format ? ClientError.SessionError | ClientError.ConversionFailed : ClientError.SessionError
   >
+  /**
+   * The conversation and the session's tools for one provider API, in shapes that match, ready to
+   * spread into that SDK's create call (see {@link ApiRequest}): `{ messages, tools }` for
+   * `openai-chat` and `openrouter`, `{ input, tools }` for `openai-responses`, `{ system, messages,
+   * tools }` for `anthropic`, `{ contents, config }` for `google`.
+   */
+  readonly request: <A extends ApiRequest.Api>(
+    api: A,
+    options?: ApiRequest.Options<A>
+  ) => Effect.Effect<ApiRequest.Request<A>, ClientError.SessionError | ClientError.ConversionFailed>
   /**
    * The block types the server accepts in messages (`message_block_types` of its tool list); text and
    * image only for servers that do not say. Read once per session.

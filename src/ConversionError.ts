@@ -60,13 +60,44 @@ export const Path = Schema.Array(Schema.Union(Schema.String, Schema.Number))
 export type Path = typeof Path.Type
 
 /**
- * The format an error is about: a provider format (or `openai-responses`), or `canonical` for the
+ * The TypeScript LLM toolkits this library bridges to: `effect-ai` (`@effect/ai`'s `Prompt`, the
+ * `openreward-effect/EffectAi` module) and `ai-sdk` (the Vercel AI SDK's `ModelMessage[]`, the
+ * `openreward-effect/AiSdk` module).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Bridge = Schema.Literal("effect-ai", "ai-sdk").annotations({ identifier: "Bridge" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Bridge = typeof Bridge.Type
+
+/**
+ * A format conversions go to and come from: a provider's wire shape (`openai-responses` included) or a
+ * toolkit's messages.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Target = Schema.Union(Provider.Format, Bridge)
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Target = typeof Target.Type
+
+/**
+ * The format an error is about: a provider, a toolkit ({@link Bridge}), or `canonical` for the
  * library's own wire shape.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const FormatName = Schema.Union(Provider.Format, Schema.Literal("canonical"))
+export const FormatName = Schema.Union(Provider.Format, Bridge, Schema.Literal("canonical"))
 
 /**
  * @category models
@@ -170,7 +201,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
 export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   "openreward-effect/ConversionError/UnsupportedBlock"
 )("UnsupportedBlock", {
-  format: Provider.Format,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -195,7 +226,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
 export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   "openreward-effect/ConversionError/UnsupportedMessage"
 )("UnsupportedMessage", {
-  format: Provider.Format,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   role: Schema.String,
@@ -245,7 +276,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
 export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>(
   "openreward-effect/ConversionError/InvalidToolArguments"
 )("InvalidToolArguments", {
-  format: Provider.Format,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.Number,
@@ -269,7 +300,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
 export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   "openreward-effect/ConversionError/UnsupportedContent"
 )("UnsupportedContent", {
-  format: Provider.Format,
+  format: Target,
   path: Path,
   messageIndex: Schema.Number,
   blockIndex: Schema.optional(Schema.Number),

@@ -80,6 +80,13 @@ export * as Protocol from "./Protocol.js"
 export * as OpenAiFormat from "./OpenAiFormat.js"
 
 /**
+ * Provider requests whose messages and tools match, typed for each SDK's create call.
+ *
+ * @since 0.2.0
+ */
+export * as ApiRequest from "./ApiRequest.js"
+
+/**
  * The OpenAI Responses API format: `input` items, and model answers back into the conversation.
  *
  * @since 0.2.0

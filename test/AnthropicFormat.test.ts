@@ -559,6 +559,38 @@ describe("AnthropicFormat.decode", () => {
   })
 })
 
+describe("AnthropicFormat: redacted_thinking", () => {
+  it("decodes to a marked reasoning block and encodes back unchanged", () => {
+    const wire = [{
+      role: "assistant" as const,
+      content: [{ type: "redacted_thinking" as const, data: "EmwKAhgBEgy3" }, { type: "text" as const, text: "Hi" }]
+    }]
+    const decoded = Either.getOrThrow(AnthropicFormat.decode(wire))
+    assert.deepStrictEqual(decoded, [
+      Message.assistant([
+        Block.reasoning("", { signature: "EmwKAhgBEgy3", detail: { anthropic: { redacted: true } } }),
+        Block.text("Hi")
+      ])
+    ])
+    assert.deepStrictEqual(Either.getOrThrow(AnthropicFormat.encode(decoded)).messages, wire)
+  })
+  it("only an empty, signed, marked reasoning block is redacted", () => {
+    const marked = { detail: { anthropic: { redacted: true } } }
+    const encoded = Either.getOrThrow(AnthropicFormat.encode([
+      Message.assistant([
+        Block.reasoning("text", { signature: "s", ...marked }),
+        Block.reasoning("", marked),
+        Block.reasoning("", { signature: "s" })
+      ])
+    ]))
+    assert.deepStrictEqual(encoded.messages[0]!.content, [
+      { type: "thinking", thinking: "text", signature: "s" },
+      { type: "thinking", thinking: "" },
+      { type: "thinking", thinking: "", signature: "s" }
+    ])
+  })
+})
+
 describe("AnthropicFormat.decode: content with no canonical form is UnsupportedContent", () => {
   const cases: ReadonlyArray<{
     readonly name: string
@@ -567,15 +599,6 @@ describe("AnthropicFormat.decode: content with no canonical form is UnsupportedC
     readonly contentType: string
     readonly message: string
   }> = [
-    {
-      name: "redacted_thinking",
-      block: { type: "redacted_thinking", data: "EmwKAhgBEgy3" },
-      path: ["messages", 1, "content", 0],
-      contentType: "redacted_thinking",
-      message:
-        "anthropic: message 1, block 0: \"redacted_thinking\" content has no canonical form: redacted thinking is " +
-        "encrypted reasoning with no text, and a canonical reasoning block cannot carry opaque data"
-    },
     {
       name: "an image by URL",
       block: { type: "image", source: { type: "url", url: "https://example.com/a.png" } },

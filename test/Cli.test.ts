@@ -1,35 +1,52 @@
 /**
- * The command line, run as a user runs it (`npm run cli -- ...` is `tsx src/bin/cli.ts ...`).
+ * The command line. Most cases run `main` in this process (the same function `src/bin/cli.ts` calls,
+ * with strings for stdin, stdout and stderr); what only a process shows (exit codes, heap limits,
+ * signals, loading TypeScript without a loader) runs the CLI as users do, compiled and started with
+ * plain `node`, from one transpiled copy of `src/` made once for the file.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Readable, Writable } from "node:stream"
+import { Format } from "openreward-effect"
+import type * as AnthropicFormat from "openreward-effect/AnthropicFormat"
+import type * as GoogleFormat from "openreward-effect/GoogleFormat"
+import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
+import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
+import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
+import ts from "typescript"
+import * as Args from "../src/internal/cli/args.js"
+import { main } from "../src/internal/cli/main.js"
 
 const root = path.resolve(__dirname, "..")
-const tsx = path.join(root, "node_modules", ".bin", "tsx")
-const cli = path.join(root, "src", "bin", "cli.ts")
 
 interface Result {
-  readonly code: number
+  readonly code: number | undefined
   readonly stdout: string
   readonly stderr: string
 }
 
-const runCli = (args: ReadonlyArray<string>, stdin?: string, env?: NodeJS.ProcessEnv): Promise<Result> =>
-  new Promise((resolve, reject) => {
-    const child = execFile(
-      tsx,
-      [cli, ...args],
-      { cwd: root, env: { ...process.env, ...env }, maxBuffer: 1 << 28 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") return reject(error)
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr })
+/** The CLI in this process. */
+const cli = async (args: ReadonlyArray<string>, stdin = ""): Promise<Result> => {
+  let stdout = ""
+  let stderr = ""
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        append(chunk.toString())
+        callback()
       }
-    )
-    child.stdin?.end(stdin ?? "")
+    })
+  const code = await main(args, {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s))
   })
+  return { code, stdout, stderr }
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-cli-"))
 const write = (name: string, text: string) => {
@@ -38,27 +55,105 @@ const write = (name: string, text: string) => {
   return file
 }
 
+// -----------------------------------------------------------------------------
+// one compiled copy of the CLI for the whole-process cases
+// -----------------------------------------------------------------------------
+
+// Inside node_modules so that the build resolves the package's dependencies as `dist/` does.
+const build = path.join(root, "node_modules", ".cache", `openreward-cli-test-${process.pid}`)
+const compiled = path.join(build, "dist", "bin", "cli.js")
+
+beforeAll(() => {
+  // Transpiling each file (no type check: `npm run typecheck` does that) takes a second, where
+  // `tsc -p tsconfig.build.json` takes ten.
+  const { config } = ts.readConfigFile(path.join(root, "tsconfig.build.json"), ts.sys.readFile)
+  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root)
+  const walk = (dir: string): Array<string> =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
+    )
+  for (const file of walk(path.join(root, "src")).filter((f) => f.endsWith(".ts"))) {
+    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
+      compilerOptions: {
+        ...options,
+        module: ts.ModuleKind.ES2022,
+        sourceMap: false,
+        declaration: false,
+        declarationMap: false
+      },
+      fileName: file
+    })
+    const out = path.join(build, "dist", path.relative(path.join(root, "src"), file).replace(/\.ts$/, ".js"))
+    fs.mkdirSync(path.dirname(out), { recursive: true })
+    fs.writeFileSync(out, outputText)
+  }
+  fs.copyFileSync(path.join(root, "package.json"), path.join(build, "package.json"))
+}, 60_000)
+
+afterAll(() => {
+  fs.rmSync(build, { recursive: true, force: true })
+  fs.rmSync(tmp, { recursive: true, force: true })
+})
+
+/** The compiled CLI in its own process, as `node dist/bin/cli.js ...`. */
+const node = (
+  args: ReadonlyArray<string>,
+  options: { readonly stdin?: string; readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {}
+): Promise<Result> =>
+  new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [compiled, ...args],
+      { cwd: options.cwd ?? root, env: { ...process.env, ...options.env }, maxBuffer: 1 << 28 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") return reject(error)
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr })
+      }
+    )
+    child.stdin?.end(options.stdin ?? "")
+  })
+
+// -----------------------------------------------------------------------------
+// conversations
+// -----------------------------------------------------------------------------
+
+const text = (t: string) => ({ type: "text", text: t })
 const support = [
-  { role: "system", blocks: [{ type: "text", text: "You are a support agent for Acme." }] },
-  { role: "user", blocks: [{ type: "text", text: "My order hasn't arrived." }] },
-  { role: "assistant", blocks: [{ type: "text", text: "Sorry to hear that — what's the order number?" }] },
-  { role: "user", blocks: [{ type: "text", text: "It's #4411, ordered two weeks ago." }] }
+  { role: "system", blocks: [text("You are a support agent for Acme.")] },
+  { role: "user", blocks: [text("My order hasn't arrived.")] },
+  { role: "assistant", blocks: [text("Sorry to hear that — what's the order number?")] },
+  { role: "user", blocks: [text("It's #4411, ordered two weeks ago.")] }
 ]
 const rich = [
-  { role: "user", blocks: [{ type: "text", text: "My order #4411 hasn't arrived." }] },
+  { role: "user", blocks: [text("My order #4411 hasn't arrived.")] },
   {
     role: "assistant",
     blocks: [
-      { type: "reasoning", text: "Two weeks late — check the carrier first." },
-      { type: "tool_call", id: "tc_1", name: "lookup_order", input: { id: "4411" } }
+      { type: "reasoning", text: "Two weeks late — check the carrier first.", signature: "sig" },
+      { type: "tool_call", id: "tc_1", name: "lookup_order", input: { id: "4411", note: "naïve" } }
     ]
   },
-  { role: "user", blocks: [{ type: "tool_result", tool_call_id: "tc_1", blocks: [{ type: "text", text: "stalled" }] }] }
+  { role: "user", blocks: [{ type: "tool_result", tool_call_id: "tc_1", blocks: [text("stalled")] }] }
 ]
+const toolOnly = [rich[0], { role: "assistant", blocks: [rich[1]!.blocks[1]] }, rich[2]]
+const failedTool = [rich[0], toolOnly[1], {
+  role: "user",
+  blocks: [{ type: "tool_result", tool_call_id: "tc_1", is_error: true, blocks: [text("timeout")] }]
+}]
+const toolImage = [rich[0], toolOnly[1], {
+  role: "user",
+  blocks: [{
+    type: "tool_result",
+    tool_call_id: "tc_1",
+    blocks: [text("label:"), { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }]
+  }]
+}]
+const unsigned = [rich[0], { role: "assistant", blocks: [{ type: "reasoning", text: "Check." }, text("On it.")] }]
+const laterSystem = [...support.slice(0, 2), { role: "system", blocks: [text("Be brief.")] }, support[3]]
 
 describe("cli convert", () => {
   it("converts one canonical conversation from a file to a provider format", async () => {
-    const result = await runCli(["convert", "--to", "anthropic", write("support.json", JSON.stringify(support))])
+    const result = await cli(["convert", "--to", "anthropic", write("support.json", JSON.stringify(support))])
     assert.strictEqual(result.code, 0, result.stderr)
     assert.deepStrictEqual(JSON.parse(result.stdout), {
       system: "You are a support agent for Acme.",
@@ -70,28 +165,45 @@ describe("cli convert", () => {
     })
   })
 
-  it("reads standard input, and writes the /prompt flattening and canonical JSON", async () => {
-    const prompt = await runCli(["convert", "--to", "prompt"], JSON.stringify(rich))
+  it("reads standard input (also as `-`), and writes the /prompt flattening and canonical JSON", async () => {
+    const prompt = await cli(["convert", "--to", "prompt", "-"], JSON.stringify(rich))
     assert.strictEqual(prompt.code, 0, prompt.stderr)
     assert.deepStrictEqual(JSON.parse(prompt.stdout).map((b: { text: string }) => b.text), [
       "[user]",
       "My order #4411 hasn't arrived.",
       "[assistant]",
       "<think>Two weeks late — check the carrier first.</think>",
-      "[tool_call lookup_order] {\"id\": \"4411\"}",
+      "[tool_call lookup_order] {\"id\": \"4411\", \"note\": \"na\\u00efve\"}",
       "[user]",
       "[tool_result]",
       "stalled"
     ])
-    const canonical = await runCli(["convert", "--to", "canonical"], JSON.stringify(rich))
-    assert.strictEqual(JSON.parse(canonical.stdout)[1].blocks[0].signature, null)
+    const canonical = await cli(["convert", "--to", "canonical"], JSON.stringify(toolOnly))
+    assert.strictEqual(canonical.code, 0, canonical.stderr)
+    assert.strictEqual(JSON.parse(canonical.stdout)[2].blocks[0].is_error, false)
   })
 
-  it("fails with the tagged error, message and block index, and exit code 1", async () => {
-    const result = await runCli(["convert", "--to", "google"], JSON.stringify(rich))
+  it("reports a failed conversation with its tag and the library's whole message, and exits 1", async () => {
+    const result = await cli(["convert", "--to", "google"], JSON.stringify(rich))
     assert.strictEqual(result.code, 1)
     assert.strictEqual(result.stdout, "")
-    assert.match(result.stderr, /^UnsupportedBlock: message 1, block 0: /)
+    const error = Format.convert(rich, { from: "canonical", to: "google" })
+    assert.isTrue(Either.isLeft(error))
+    const { _tag, message } = (error as Either.Left<{ _tag: string; message: string }, unknown>).left
+    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning)\n`)
+    assert.match(result.stderr, /^UnsupportedBlock: google: message 1, block 0: /)
+  })
+
+  it("names the flag when the library's message names an option", async () => {
+    const google = await cli(["convert", "--to", "google"], JSON.stringify(rich))
+    assert.match(google.stderr, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning\)\n$/)
+    const anthropic = await cli(["convert", "--to", "anthropic"], JSON.stringify(laterSystem))
+    assert.match(anthropic.stderr, /set laterSystem to "user".* \(on the command line: --later-system\)\n$/)
+    const openai = await cli(["convert", "--to", "openai"], JSON.stringify(toolImage))
+    assert.match(
+      openai.stderr,
+      /set toolResultImages to "user-message".* \(on the command line: --tool-result-images\)\n$/
+    )
   })
 
   it("decodes a provider transcript with --from", async () => {
@@ -104,20 +216,20 @@ describe("cli convert", () => {
       },
       { role: "tool", tool_call_id: "a", content: "done" }
     ]
-    const result = await runCli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(openai))
+    const result = await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(openai))
     assert.strictEqual(result.code, 0, result.stderr)
     const conversation = JSON.parse(result.stdout)
     assert.deepStrictEqual(conversation.map((m: { role: string }) => m.role), ["user", "assistant", "user"])
     assert.strictEqual(conversation[2].blocks[0].type, "tool_result")
-    const bad = await runCli(
-      ["convert", "--from", "openai", "--to", "anthropic"],
+    const bad = await cli(
+      ["convert", "--from=openai", "--to=anthropic"],
       JSON.stringify([{
         role: "assistant",
         tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{oops" } }]
       }])
     )
     assert.strictEqual(bad.code, 1)
-    assert.match(bad.stderr, /^InvalidToolArguments: message 0, block 0: /)
+    assert.match(bad.stderr, /^InvalidToolArguments: openai: message 0, block 0: /)
   })
 
   it("with --jsonl converts every good line in order and reports each bad one with its line number", async () => {
@@ -127,9 +239,9 @@ describe("cli convert", () => {
       JSON.stringify(rich),
       "",
       JSON.stringify([{ role: "user", blocks: [{ type: "video", url: "x" }] }]),
-      JSON.stringify([{ role: "user", blocks: [{ type: "text", text: "last" }] }])
+      JSON.stringify([{ role: "user", blocks: [text("last")] }])
     ]
-    const result = await runCli(["convert", "--to", "google", "--jsonl", write("mixed.jsonl", lines.join("\n") + "\n")])
+    const result = await cli(["convert", "--to", "google", "--jsonl", write("mixed.jsonl", lines.join("\n") + "\n")])
     assert.strictEqual(result.code, 1)
     const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
     assert.strictEqual(out.length, 2)
@@ -138,39 +250,294 @@ describe("cli convert", () => {
     const errors = result.stderr.trimEnd().split("\n")
     assert.strictEqual(errors.length, 3)
     assert.match(errors[0]!, /^MalformedInput: line 2: not valid JSON/)
-    assert.match(errors[1]!, /^UnsupportedBlock: line 3, message 1, block 0: /)
-    assert.match(errors[2]!, /^UnknownBlockType: line 5, message 0, block 0: unknown block type "video"/)
+    assert.match(errors[1]!, /^UnsupportedBlock: line 3: google: message 1, block 0: /)
+    assert.match(errors[2]!, /^UnknownBlockType: line 5: canonical: message 0, block 0: unknown block type "video"/)
+  })
+
+  it("with --jsonl reads a last line without a newline, CRLF line ends, and lines split across chunks", async () => {
+    const one = JSON.stringify([{ role: "user", blocks: [text("ü".repeat(70_000))] }])
+    const result = await cli(["convert", "--to", "openai", "--jsonl"], `${one}\r\n${one}`)
+    assert.strictEqual(result.code, 0, result.stderr)
+    const out = result.stdout.split("\n")
+    assert.deepStrictEqual(out.slice(2), [""])
+    assert.strictEqual(JSON.parse(out[1]!)[0].content, "ü".repeat(70_000))
   })
 
   it("decodes strictly: an unknown block type is an error, never skipped", async () => {
-    const result = await runCli(
+    const result = await cli(
       ["convert", "--to", "openai"],
-      JSON.stringify([{ role: "user", blocks: [{ type: "text", text: "a" }, { type: "audio" }] }])
+      JSON.stringify([{ role: "user", blocks: [text("a"), { type: "audio" }] }])
     )
     assert.strictEqual(result.code, 1)
-    assert.match(result.stderr, /^UnknownBlockType: message 0, block 1: /)
+    assert.match(result.stderr, /^UnknownBlockType: canonical: message 0, block 1: /)
   })
 
-  it("documents itself", async () => {
-    const result = await runCli(["convert", "--help"])
-    assert.strictEqual(result.code, 0)
-    for (const word of ["--to", "--from", "--jsonl", "openrouter", "prompt", "canonical"]) {
-      assert.include(result.stdout, word)
+  it("hints at --from when the input looks like another format", async () => {
+    const cases: ReadonlyArray<readonly [unknown, ReadonlyArray<string>, string]> = [
+      [[{ role: "user", content: "hi" }], [], "pass --from openai (or openrouter)"],
+      [{ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }, [], "pass --from anthropic"],
+      [{ contents: [{ role: "user", parts: [{ text: "hi" }] }] }, [], "pass --from google"],
+      [
+        [{ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "x" }] }],
+        ["--from", "openai"],
+        "pass --from anthropic"
+      ],
+      [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"]
+    ]
+    for (const [input, from, hint] of cases) {
+      const result = await cli(["convert", "--to", "anthropic", ...from], JSON.stringify(input))
+      assert.strictEqual(result.code, 1, JSON.stringify(input))
+      assert.strictEqual(result.stderr.split("\n").length, 2, result.stderr)
+      assert.include(result.stderr, hint)
+    }
+    // no hint when the input is the format it was read as, only wrong
+    const wrong = await cli(["convert", "--to", "anthropic"], JSON.stringify([{ role: "user", blocks: [{}] }]))
+    assert.strictEqual(wrong.code, 1)
+    assert.notInclude(wrong.stderr, "pass --from")
+  })
+})
+
+describe("cli options", () => {
+  type Covered<O> = { readonly [K in keyof Required<O>]: true }
+  // A compile error here when a format gains an option: give it a flag in src/internal/cli/args.ts.
+  const options: Covered<
+    & OpenAiFormat.EncodeOptions
+    & OpenRouterFormat.EncodeOptions
+    & AnthropicFormat.EncodeOptions
+    & GoogleFormat.EncodeOptions
+    & OpenAiResponsesFormat.EncodeOptions
+    & OpenAiFormat.DecodeOptions
+    & OpenRouterFormat.DecodeOptions
+  > = {
+    reasoningField: true,
+    reasoningOnToolCalls: true,
+    toolResultImages: true,
+    toolArguments: true,
+    system: true,
+    laterSystem: true,
+    casing: true,
+    systemInstruction: true,
+    toolCallIds: true,
+    toolErrors: true,
+    reasoning: true,
+    unsignedReasoning: true,
+    reasoningWithoutId: true,
+    systemRole: true,
+    encryptedReasoning: true
+  }
+
+  it("has a flag for every encode and decode option of the formats, and the formats' names", () => {
+    assert.deepStrictEqual(Args.formatFlags.map((f) => f.key).sort(), Object.keys(options).sort())
+    assert.deepStrictEqual([...Args.sources], [...Format.sources])
+    assert.deepStrictEqual([...Args.targets], [...Format.targets])
+    assert.deepStrictEqual([...Args.providers], [...Format.providers])
+    assert.deepStrictEqual([...Args.formats], Object.keys(Format.codecs))
+  })
+
+  // Each flag, on a conversation where it matters: the CLI writes what the codec writes with that
+  // option, which is not what it writes without it.
+  const encodeCases: ReadonlyArray<
+    readonly [format: Args.Provider, flag: string, value: string | true, conversation: ReadonlyArray<unknown>]
+  > = [
+    ["openai", "reasoning-field", "reasoning", rich],
+    ["openrouter", "reasoning-field", "omit", rich],
+    ["openai", "reasoning-on-tool-calls", true, toolOnly],
+    ["openrouter", "reasoning-on-tool-calls", true, toolOnly],
+    ["openai", "tool-result-images", "user-message", toolImage],
+    ["openrouter", "tool-result-images", "tool-message", toolImage],
+    ["openai", "tool-arguments", "json", rich],
+    ["openrouter", "tool-arguments", "json", rich],
+    ["anthropic", "system", "blocks", support],
+    ["anthropic", "later-system", "inline", laterSystem],
+    ["anthropic", "later-system", "user", laterSystem],
+    ["google", "later-system", "user", laterSystem],
+    ["google", "casing", "camel", support],
+    ["google", "system-instruction", "content", support],
+    ["google", "tool-call-ids", true, toolOnly],
+    ["google", "tool-errors", "error", failedTool],
+    ["google", "reasoning", "thought", rich],
+    ["anthropic", "unsigned-reasoning", "text", unsigned],
+    ["openai-responses", "reasoning-without-id", "text", rich],
+    ["openai-responses", "system-role", "developer", support],
+    ["openai-responses", "tool-arguments", "json", toolOnly]
+  ]
+  const codecOutput = (result: Either.Either<unknown, { readonly message: string }>) =>
+    Either.match(result, { onLeft: (e) => `error: ${e.message}`, onRight: (wire) => wire })
+
+  it("reaches every encode option with a flag", async () => {
+    for (const [format, flag, value, conversation] of encodeCases) {
+      const key = Args.formatFlags.find((f) => f.name === flag)!.key
+      const decoded = Format.read("canonical", conversation)
+      assert.isTrue(Either.isRight(decoded))
+      const canonical = (decoded as Either.Right<never, Format.Target & never>).right
+      const expected = codecOutput(Format.codecs[format].encode(canonical, { [key]: value }))
+      assert.notDeepEqual(expected, codecOutput(Format.codecs[format].encode(canonical)), `${format} --${flag}`)
+      const args = ["convert", "--to", format, ...(value === true ? [`--${flag}`] : [`--${flag}`, value])]
+      const result = await cli(args, JSON.stringify(conversation))
+      assert.strictEqual(result.code, 0, `${args.join(" ")}: ${result.stderr}`)
+      assert.deepStrictEqual(JSON.parse(result.stdout), expected, args.join(" "))
     }
   })
 
+  it("reaches every decode option with a flag", async () => {
+    const openrouter = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello", reasoning_details: [{ type: "reasoning.encrypted", data: "opaque" }] }
+    ]
+    for (const from of ["openai", "openrouter"]) {
+      const strict = await cli(["convert", "--from", from, "--to", "canonical"], JSON.stringify(openrouter))
+      assert.strictEqual(strict.code, 1)
+      assert.match(strict.stderr, /^UnsupportedContent: /)
+      const args = ["convert", "--from", from, "--to", "canonical", "--encrypted-reasoning", "drop"]
+      const dropped = await cli(args, JSON.stringify(openrouter))
+      assert.strictEqual(dropped.code, 0, dropped.stderr)
+      assert.deepStrictEqual(
+        JSON.parse(dropped.stdout),
+        codecOutput(
+          Either.map(
+            Format.codecs[from as Args.Provider].decode(openrouter, { encryptedReasoning: "drop" }),
+            (c) => JSON.parse(JSON.stringify(Format.write("canonical", c).pipe(Either.getOrThrow)))
+          )
+        )
+      )
+    }
+  })
+
+  it("refuses an option, or an option's value, that the chosen format does not have", async () => {
+    for (
+      const [args, message] of [
+        [["--to", "openai", "--casing", "camel"], "--casing applies to --to google, not openai"],
+        [
+          ["--to", "openai", "--tool-result-images", "tool-message"],
+          "--tool-result-images tool-message applies to --to openrouter only"
+        ],
+        [["--to", "google", "--later-system", "inline"], "--later-system inline applies to --to anthropic only"],
+        [
+          ["--from", "google", "--to", "openai", "--encrypted-reasoning", "drop"],
+          "--encrypted-reasoning applies to --from openai or openrouter, not google"
+        ]
+      ] as const
+    ) {
+      const result = await cli(["convert", ...args], JSON.stringify(support))
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stderr.split("\n")[0], `openreward-effect convert: ${message}`)
+    }
+  })
+})
+
+describe("cli usage", () => {
+  const usageLine = `Usage: ${Args.convert.usage}`
+
+  it("reports a usage error as one message and the command's usage, once, and exits 2", async () => {
+    const file = write("ok.json", JSON.stringify(support))
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [
+        ["convert", "--to", "gpt", file],
+        "--to must be one of openai, openrouter, anthropic, google, openai-responses, prompt, canonical; got \"gpt\""
+      ],
+      [["convert", file], "--to is required"],
+      [
+        ["convert", "--to", "openai", path.join(tmp, "missing.json")],
+        `no such file: ${path.join(tmp, "missing.json")}`
+      ],
+      [["convert", "--to", "openai", tmp], `${tmp} is a directory`],
+      [["convert", "--to", "openai", "--color", file], "unknown option --color"],
+      [["convert", "--to", "openai", "--jsonl=yes", file], "--jsonl takes no value"],
+      [["convert", "--to", "openai", "--to", "google", file], "--to is given twice"],
+      [["convert", "--to"], "--to needs a value"],
+      [
+        ["convert", "--to", "openai", file, file],
+        `one FILE at most, got ${JSON.stringify(file)}, ${JSON.stringify(file)}`
+      ]
+    ]
+    for (const [args, message] of cases) {
+      const result = await cli(args)
+      assert.strictEqual(result.code, 2, args.join(" "))
+      assert.strictEqual(result.stdout, "")
+      assert.strictEqual(
+        result.stderr,
+        `openreward-effect convert: ${message}\n\n${usageLine}\nRun 'openreward-effect convert --help' for the options and examples.\n`
+      )
+    }
+    for (
+      const [args, message] of [[["transmogrify"], "unknown command \"transmogrify\""], [
+        [],
+        "a command is required"
+      ]] as const
+    ) {
+      const result = await cli(args)
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stderr.split("\n")[0], `openreward-effect: ${message}`)
+      assert.include(result.stderr, "Usage: openreward-effect COMMAND")
+    }
+    const serve = await cli(["serve", "--port", "eighty"])
+    assert.strictEqual(serve.code, 2)
+    assert.strictEqual(
+      serve.stderr.split("\n")[0],
+      "openreward-effect serve: --port must be a whole number; got \"eighty\""
+    )
+    assert.include(serve.stderr, `Usage: ${Args.serve.usage}`)
+  })
+
+  it("documents itself: the program's name, defaults, examples, and no boilerplate", async () => {
+    const help = await cli(["convert", "--help"])
+    assert.strictEqual(help.code, 0)
+    assert.strictEqual(help.stderr, "")
+    assert.isTrue(help.stdout.startsWith("openreward-effect convert: "))
+    assert.include(help.stdout, `Usage: openreward-effect convert --to FORMAT`)
+    assert.match(help.stdout, /--from FORMAT .*default: canonical/)
+    assert.include(help.stdout, "Examples:\n  openreward-effect convert --to anthropic conversation.json")
+    for (const flag of Args.convert.flags) assert.include(help.stdout, `--${flag.name}`)
+    for (const word of ["--wizard", "--completions", "--log-level", "$ convert"]) assert.notInclude(help.stdout, word)
+    assert.strictEqual((await cli(["help", "convert"])).stdout, help.stdout)
+    assert.strictEqual((await cli(["convert", "--to", "openai", "-h"])).stdout, help.stdout)
+    const serve = await cli(["serve", "--help"])
+    assert.include(serve.stdout, "--port N")
+    assert.include(serve.stdout, "default: 8080")
+    const rootHelp = await cli(["--help"])
+    assert.include(rootHelp.stdout, "Commands:\n  convert")
+    assert.include(rootHelp.stdout, "--version")
+  })
+
+  it("prints the version in package.json", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
+    for (const flag of ["--version", "-V"]) {
+      assert.deepStrictEqual(await cli([flag]), { code: 0, stdout: `openreward-effect ${version}\n`, stderr: "" })
+    }
+  })
+
+  it("as a process: exits 2 on a usage error, writes no ANSI codes to a pipe, with or without NO_COLOR", async () => {
+    const plain = await node(["convert", "--to", "gpt"])
+    assert.strictEqual(plain.code, 2)
+    assert.strictEqual(plain.stderr, (await cli(["convert", "--to", "gpt"])).stderr)
+    const noColor = await node(["convert", "--to", "gpt"], { env: { NO_COLOR: "1", FORCE_COLOR: undefined } })
+    assert.strictEqual(noColor.stderr, plain.stderr)
+    const help = await node(["convert", "--help"], { env: { FORCE_COLOR: "1" } })
+    assert.strictEqual(help.code, 0)
+    for (const output of [plain.stderr, help.stdout]) assert.notInclude(output, "\u001b[")
+    assert.strictEqual((await node(["--version"])).code, 0)
+  })
+})
+
+describe("cli processes", () => {
   it("streams: converts more JSONL than its heap can hold", async () => {
     // 72 MB of conversations through a process whose heap is capped at 48 MB: buffering the input
     // (or the output) would run out of memory.
     const line = JSON.stringify([
-      { role: "user", blocks: [{ type: "text", text: "x".repeat(3000) }] },
-      { role: "assistant", blocks: [{ type: "text", text: "y".repeat(3000) }] }
+      { role: "user", blocks: [text("x".repeat(3000))] },
+      { role: "assistant", blocks: [text("y".repeat(3000))] }
     ]) + "\n"
     const count = 12000
     const result = await new Promise<{ code: number | null; lines: number; stderr: string }>((resolve, reject) => {
-      const child = spawn(tsx, [cli, "convert", "--to", "anthropic", "--jsonl"], {
-        cwd: root,
-        env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=48" }
+      const child = spawn(process.execPath, [
+        "--max-old-space-size=48",
+        compiled,
+        "convert",
+        "--to",
+        "anthropic",
+        "--jsonl"
+      ], {
+        cwd: root
       })
       let lines = 0
       let stderr = ""
@@ -179,6 +546,7 @@ describe("cli convert", () => {
       })
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
       child.on("error", reject)
+      child.stdin.on("error", reject)
       child.on("close", (code) => resolve({ code, lines, stderr }))
       let written = 0
       const pump = () => {
@@ -192,13 +560,42 @@ describe("cli convert", () => {
     })
     assert.strictEqual(result.code, 0, result.stderr)
     assert.strictEqual(result.lines, count)
-  }, 180_000)
+  }, 120_000)
+
+  it("stops quietly when its reader goes away (`| head`)", async () => {
+    const lines = Array.from({ length: 20_000 }, () => JSON.stringify(support)).join("\n")
+    const result = await new Promise<{ code: number | null; stderr: string; first: string }>((resolve) => {
+      const child = spawn(process.execPath, [compiled, "convert", "--to", "openai", "--jsonl"], { cwd: root })
+      let stderr = ""
+      let first = ""
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+      child.stdout.once("data", (chunk: Buffer) => {
+        first = chunk.toString().split("\n")[0]!
+        child.stdout.destroy()
+      })
+      child.on("close", (code) => resolve({ code, stderr, first }))
+      child.stdin.on("error", () => {})
+      child.stdin.end(lines)
+    })
+    assert.strictEqual(JSON.parse(result.first)[0].role, "system")
+    assert.strictEqual(result.stderr, "")
+    assert.strictEqual(result.code, 0)
+  }, 60_000)
 })
 
 describe("cli serve", () => {
-  it("serves every environment a module exports, and shuts down gracefully on SIGINT", async () => {
+  it("serves a TypeScript module from the compiled CLI, and shuts down gracefully on SIGINT", async () => {
+    // plain `node` on Node 20 cannot import .ts: the CLI loads it through the project's tsx.
     // port 0: the system picks a free port and the CLI prints it, so parallel runs cannot collide
-    const child = spawn(tsx, [cli, "serve", "examples/support.ts", "--port", "0", "--host", "127.0.0.1"], {
+    const child = spawn(process.execPath, [
+      compiled,
+      "serve",
+      "examples/support.ts",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1"
+    ], {
       cwd: root
     })
     let stderr = ""
@@ -206,7 +603,9 @@ describe("cli serve", () => {
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
     try {
       const deadline = Date.now() + 60_000
-      while (!stderr.includes("serving") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      while (!/serving|openreward-effect serve:/.test(stderr) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
       const served = /serving dialogueenv, triviaenv, transcriptenv on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
       assert.isNotNull(served, stderr)
       const port = Number(served![1])
@@ -223,9 +622,20 @@ describe("cli serve", () => {
     assert.include(stderr, "shutting down")
   }, 90_000)
 
+  it("says exactly what to do when a TypeScript module cannot be loaded", async () => {
+    // outside the repository: no tsx to find from the module
+    const module = write("my-env.ts", "export const x: number = 1\n")
+    const result = await node(["serve", module], { cwd: tmp })
+    if (Number(process.versions.node.split(".")[0]) >= 23) return // Node strips types itself
+    assert.strictEqual(result.code, 1)
+    assert.include(result.stderr, `cannot load ${module}: Node ${process.version} cannot import TypeScript by itself`)
+    assert.include(result.stderr, "npm install --save-dev tsx")
+    assert.notInclude(result.stderr, "Unknown file extension")
+  }, 60_000)
+
   it("refuses a module that exports no environment", async () => {
-    const result = await runCli(["serve", write("empty.ts", "export const x = 1\n")])
+    const result = await node(["serve", write("empty.mjs", "export const x = 1\n")], { cwd: tmp })
     assert.strictEqual(result.code, 1)
     assert.include(result.stderr, "exports no environment")
-  })
+  }, 60_000)
 })

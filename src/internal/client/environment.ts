@@ -14,6 +14,7 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as ApiRequest from "../../ApiRequest.js"
 import * as Block from "../../Block.js"
 import type * as Client from "../../Client.js"
 import * as ClientError from "../../ClientError.js"
@@ -460,6 +461,15 @@ export const makeEnvironment = (
         listTools: ((options?: ToolsOptions) =>
           guard(Effect.flatMap(readTools, (list) =>
             formatTools(list.tools, options)))) as Client.Session["listTools"],
+        request: ((api: ApiRequest.Api, options?: ApiRequest.Options<ApiRequest.Api>) =>
+          guard(Effect.flatMap(
+            Effect.zip(readMessages, readTools),
+            ([{ conversation }, list]) =>
+              Either.match(ApiRequest.make(api, conversation, list.tools, options), {
+                onLeft: (error) => Effect.fail(new ClientError.ConversionFailed({ error })),
+                onRight: Effect.succeed
+              })
+          ))) as Client.Session["request"],
         messageBlockTypes: guard(
           Effect.flatMap(Ref.get(blockTypes), (cached) =>
             Option.isSome(cached)

@@ -1,0 +1,279 @@
+/**
+ * `npm run bench:cli`: the CLI as a whole process, side by side with a hand-written converter
+ * (bench/internal/cliPlain.ts) in one run.
+ *
+ * - `convert --jsonl` for every `--to` (from canonical) and for every `--from X --to canonical`,
+ *   on a generated corpus (10,000 conversations by default), run three ways: the hand-written
+ *   converter (compiled), `node dist/bin/cli.js` and `npm run cli`. Throughput (input MB/s), the
+ *   ratio to the hand-written converter, and peak RSS (`/usr/bin/time`'s maximum resident set).
+ * - Start-up: `--help` and a one-conversation `convert`, whole process, median of several runs.
+ * - `--big`: peak RSS on a ~1 GB input (written to the temporary directory, deleted after).
+ *
+ * Before anything is timed, every direction's output is checked to be byte for byte the
+ * hand-written converter's. Options: `--conversations=N`, `--runs=N` (timed runs per variant,
+ * the median is reported), `--no-build` (use dist/ as it is), `--no-npm`, `--big`,
+ * `--cli=PATH` (another compiled CLI, e.g. an older build, in place of dist/bin/cli.js).
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import ts from "typescript"
+import * as Format from "../src/Format.js"
+import * as Generate from "./internal/generate.js"
+
+const root = path.resolve(import.meta.dirname, "..")
+const argv = process.argv.slice(2)
+const option = (name: string, fallback: string) =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
+const conversations = Number(option("conversations", "10000"))
+const runs = Number(option("runs", "1"))
+const withNpm = !argv.includes("--no-npm")
+const cli = path.resolve(option("cli", path.join(root, "dist", "bin", "cli.js")))
+
+// -----------------------------------------------------------------------------
+// builds
+// -----------------------------------------------------------------------------
+
+if (!argv.includes("--no-build")) {
+  process.stderr.write("building dist/ (npm run build) ...\n")
+  execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "inherit" })
+}
+
+const cache = path.join(root, "node_modules", ".cache", "bench-cli")
+const plain = path.join(cache, "cliPlain.js")
+{
+  const { config } = ts.readConfigFile(path.join(root, "tsconfig.build.json"), ts.sys.readFile)
+  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root)
+  const sources = ["cliPlain.ts", ...fs.readdirSync(path.join(root, "bench/internal/plain")).map((f) => `plain/${f}`)]
+  for (const source of sources) {
+    const file = path.join(root, "bench/internal", source)
+    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
+      compilerOptions: { ...options, module: ts.ModuleKind.ES2022, sourceMap: false, declaration: false },
+      fileName: file
+    })
+    const out = path.join(cache, source.replace(/\.ts$/, ".js"))
+    fs.mkdirSync(path.dirname(out), { recursive: true })
+    fs.writeFileSync(out, outputText)
+  }
+}
+
+// -----------------------------------------------------------------------------
+// corpora
+// -----------------------------------------------------------------------------
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-bench-cli-"))
+process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }))
+
+const turnsOf = (i: number) => 1 + ((i * 37) % 40)
+const distinct = Array.from({ length: 40 }, (_, k) => k + 1)
+const withReasoning = new Map(distinct.map((t) => [t, Generate.conversation(t, { reasoning: true })]))
+const withoutReasoning = new Map(distinct.map((t) => [t, Generate.conversation(t, { reasoning: false })]))
+
+const corpus = (name: string, line: (turns: number) => string): string => {
+  const file = path.join(dir, `${name}.jsonl`)
+  const lines = new Map(distinct.map((t) => [t, line(t) + "\n"]))
+  const fd = fs.openSync(file, "w")
+  let batch = ""
+  for (let i = 0; i < conversations; i++) {
+    batch += lines.get(turnsOf(i))!
+    if (batch.length > 1 << 22) {
+      fs.writeSync(fd, batch)
+      batch = ""
+    }
+  }
+  fs.writeSync(fd, batch)
+  fs.closeSync(fd)
+  return file
+}
+const canonicalJson = (c: typeof withReasoning extends Map<number, infer C> ? C : never) =>
+  JSON.stringify(Format.write("canonical", c).pipe((e) => e._tag === "Right" ? e.right : null))
+const providerJson = (provider: Format.Source & Format.Target, c: Parameters<typeof canonicalJson>[0]) => {
+  const wire = Format.write(provider, c)
+  if (wire._tag === "Left") throw new Error(wire.left.message)
+  return JSON.stringify(wire.right)
+}
+
+process.stderr.write(`writing corpora of ${conversations} conversations ...\n`)
+const canonical = corpus("canonical", (t) => canonicalJson(withReasoning.get(t)!))
+const canonicalNoReasoning = corpus("canonical-google", (t) => canonicalJson(withoutReasoning.get(t)!))
+const wires = Object.fromEntries(
+  Format.providers.map((p) => [
+    p,
+    corpus(p, (t) => providerJson(p, (p === "google" ? withoutReasoning : withReasoning).get(t)!))
+  ])
+) as Record<Format.Source, string>
+
+interface Direction {
+  readonly from: Format.Source
+  readonly to: Format.Target
+  readonly file: string
+}
+const directions: Array<Direction> = [
+  ...Format.targets.map((to) => ({
+    from: "canonical" as const,
+    to,
+    file: to === "google" ? canonicalNoReasoning : canonical
+  })),
+  ...Format.providers.map((from) => ({ from, to: "canonical" as const, file: wires[from] }))
+]
+
+// -----------------------------------------------------------------------------
+// running
+// -----------------------------------------------------------------------------
+
+interface Run {
+  readonly seconds: number
+  readonly maxRssMb: number
+  readonly code: number
+  readonly hash: string
+}
+
+/** Run a command under /usr/bin/time; stdout hashed (or thrown away), stdin empty. */
+const measure = (command: ReadonlyArray<string>, hashOutput: boolean): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const timing = path.join(dir, "time.txt")
+    const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", timing, ...command], {
+      cwd: root,
+      stdio: ["ignore", hashOutput ? "pipe" : fs.openSync("/dev/null", "w"), "pipe"]
+    })
+    const hash = createHash("sha256")
+    child.stdout?.on("data", (chunk: Buffer) => hash.update(chunk))
+    let stderr = ""
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on("error", reject)
+    child.on("close", (code) => {
+      const [seconds, kb] = fs.readFileSync(timing, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number)
+      if (code !== 0) return reject(new Error(`${command.join(" ")} exited ${code}: ${stderr.slice(0, 2000)}`))
+      resolve({ seconds: seconds!, maxRssMb: kb! / 1024, code: code ?? -1, hash: hashOutput ? hash.digest("hex") : "" })
+    })
+  })
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+type Variant = "hand-written" | "compiled" | "npm run cli"
+const command = (variant: Variant, args: ReadonlyArray<string>): Array<string> => {
+  switch (variant) {
+    case "hand-written":
+      return [process.execPath, plain, ...args]
+    case "compiled":
+      return [process.execPath, cli, "convert", "--jsonl", ...args]
+    case "npm run cli":
+      return ["npm", "run", "-s", "cli", "--", "convert", "--jsonl", ...args]
+  }
+}
+const variants: ReadonlyArray<Variant> = withNpm
+  ? ["hand-written", "compiled", "npm run cli"]
+  : ["hand-written", "compiled"]
+const argsOf = (d: Direction) => ["--from", d.from, "--to", d.to, d.file]
+const name = (d: Direction) => d.from === "canonical" ? `--to ${d.to}` : `--from ${d.from} --to canonical`
+
+const main = async () => {
+  process.stderr.write("checking that every direction writes the hand-written converter's output ...\n")
+  for (const d of directions) {
+    const [hand, ours] = [
+      await measure(command("hand-written", argsOf(d)), true),
+      await measure(command("compiled", argsOf(d)), true)
+    ]
+    if (hand.hash !== ours.hash) throw new Error(`${name(d)}: the outputs differ`)
+  }
+
+  const rows: Array<string> = []
+  for (const d of directions) {
+    const size = fs.statSync(d.file).size / 1e6
+    const results = new Map<Variant, Array<Run>>(variants.map((v) => [v, []]))
+    for (let r = 0; r < runs; r++) {
+      for (const v of variants) results.get(v)!.push(await measure(command(v, argsOf(d)), false))
+    }
+    const seconds = (v: Variant) => median(results.get(v)!.map((x) => x.seconds))
+    const rss = (v: Variant) => Math.max(...results.get(v)!.map((x) => x.maxRssMb))
+    const cells = variants.map((v) =>
+      `${(size / seconds(v)).toFixed(1)} MB/s, ${seconds(v).toFixed(2)} s, ${rss(v).toFixed(0)} MB` +
+      (v === "hand-written" ? "" : ` (**${(seconds("hand-written") / seconds(v)).toFixed(2)}x**)`)
+    )
+    const row = `| \`${name(d)}\` | ${size.toFixed(0)} MB | ${cells.join(" | ")} |`
+    rows.push(row)
+    process.stderr.write(row + "\n")
+  }
+
+  // start-up: --help, and one conversation
+  const one = path.join(dir, "one.jsonl")
+  fs.writeFileSync(one, canonicalJson(withReasoning.get(12)!) + "\n")
+  const startup: Array<string> = []
+  const startupRuns = Math.max(5, runs)
+  for (
+    const [what, handArgs, ourArgs] of [
+      ["`--help`", ["--help"], ["--help"]],
+      ["one conversation, `--to openai`", ["--to", "openai", one], ["convert", "--jsonl", "--to", "openai", one]],
+      ["one conversation, `--to canonical`", ["--to", "canonical", one], [
+        "convert",
+        "--jsonl",
+        "--to",
+        "canonical",
+        one
+      ]]
+    ] as const
+  ) {
+    const hand: Array<number> = []
+    const ours: Array<number> = []
+    const npm: Array<number> = []
+    let rss = 0
+    for (let r = 0; r < startupRuns; r++) {
+      hand.push((await measure([process.execPath, plain, ...handArgs], false)).seconds)
+      const run = await measure([process.execPath, cli, ...ourArgs], false)
+      ours.push(run.seconds)
+      rss = Math.max(rss, run.maxRssMb)
+      if (withNpm) npm.push((await measure(["npm", "run", "-s", "cli", "--", ...ourArgs], false)).seconds)
+    }
+    const row = `| ${what} | ${median(hand).toFixed(2)} s | ${median(ours).toFixed(2)} s (**${
+      (median(ours) / median(hand)).toFixed(1)
+    }x**), ${rss.toFixed(0)} MB | ${withNpm ? `${median(npm).toFixed(2)} s` : "-"} |`
+    startup.push(row)
+    process.stderr.write(row + "\n")
+  }
+
+  let big = ""
+  if (argv.includes("--big")) {
+    const file = path.join(dir, "big.jsonl")
+    const chunk = fs.readFileSync(canonical)
+    const fd = fs.openSync(file, "w")
+    let written = 0
+    while (written < 1e9) written += fs.writeSync(fd, chunk)
+    fs.closeSync(fd)
+    process.stderr.write(`peak RSS on ${(written / 1e9).toFixed(2)} GB ...\n`)
+    const hand = await measure(command("hand-written", ["--to", "openai", file]), false)
+    const ours = await measure(command("compiled", ["--to", "openai", file]), false)
+    fs.rmSync(file)
+    big = `| \`--to openai\`, ${(written / 1e9).toFixed(2)} GB | ${hand.maxRssMb.toFixed(0)} MB, ${
+      hand.seconds.toFixed(1)
+    } s | ${ours.maxRssMb.toFixed(0)} MB, ${ours.seconds.toFixed(1)} s (**${
+      (hand.seconds / ours.seconds).toFixed(2)
+    }x**) |`
+  }
+
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU"
+  console.log(
+    [
+      `Machine: ${cpu}, ${os.cpus().length} cores, ${
+        (os.totalmem() / 2 ** 30).toFixed(0)
+      } GiB, Node ${process.version}, load ${
+        os.loadavg()[0]!.toFixed(1)
+      }. ${conversations} conversations (1-40 turns), median of ${runs} run(s).`,
+      "",
+      `| direction | input | ${variants.join(" | ")} |`,
+      `| --- | --- | ${variants.map(() => "---").join(" | ")} |`,
+      ...rows,
+      "",
+      "| start-up (median) | hand-written | compiled | npm run cli |",
+      "| --- | --- | --- | --- |",
+      ...startup,
+      ...(big === "" ? [] : ["", "| peak RSS | hand-written | compiled |", "| --- | --- | --- |", big])
+    ].join("\n")
+  )
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e)
+  process.exitCode = 1
+})

@@ -1,0 +1,535 @@
+/**
+ * Canonical conversations to and from the Vercel AI SDK 6 `ModelMessage[]`.
+ *
+ * @internal
+ */
+import type {
+  AssistantModelMessage,
+  FilePart,
+  ImagePart,
+  ModelMessage,
+  TextPart,
+  ToolCallPart,
+  ToolModelMessage,
+  ToolResultPart,
+  UserModelMessage
+} from "ai"
+import * as Either from "effect/Either"
+import * as Block from "../../Block.js"
+import * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import type * as Json from "../../Json.js"
+import type * as Message from "../../Message.js"
+import * as Bridge from "../bridge.js"
+import { isPlainObject } from "../wireInput.js"
+
+const format = "ai-sdk" as const
+
+export type SignatureTarget = "anthropic" | "google" | "none"
+
+export interface EncodeOptions {
+  readonly signatures?: SignatureTarget | undefined
+}
+
+type ProviderOptions = { [provider: string]: Json.JsonObject }
+type AiProviderOptions = NonNullable<TextPart["providerOptions"]>
+type ReasoningPart = Extract<Exclude<AssistantModelMessage["content"], string>[number], { type: "reasoning" }>
+type Output = ToolResultPart["output"]
+type ContentItem = Extract<Output, { type: "content" }>["value"][number]
+
+/** `providerOptions` with the marks, or nothing (the field is left out when it would be empty). */
+const options = (
+  marks: Parameters<typeof Bridge.marksEntry>[0],
+  extra?: ProviderOptions
+): { providerOptions?: AiProviderOptions } => {
+  const entry = Bridge.marksEntry(marks)
+  const out: ProviderOptions = { ...extra }
+  if (entry !== undefined) out[Bridge.optionsKey] = entry
+  // canonical JSON is readonly; the AI SDK's JSON types are mutable but not mutated
+  return Object.keys(out).length === 0 ? {} : { providerOptions: out as unknown as AiProviderOptions }
+}
+
+const signatureOptions = (signature: string | null, target: SignatureTarget): ProviderOptions => {
+  if (signature === null) return {}
+  switch (target) {
+    case "anthropic":
+      return { anthropic: { signature } }
+    case "google":
+      return { google: { thoughtSignature: signature } }
+    case "none":
+      return {}
+  }
+}
+
+const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
+  new ConversionError.UnsupportedBlock({
+    format,
+    path: [messageIndex, "blocks", blockIndex],
+    messageIndex,
+    blockIndex,
+    blockType,
+    reason
+  })
+
+const checkImage = (
+  block: Block.ImageBlock,
+  messageIndex: number,
+  blockIndex: number
+): ConversionError.UnsupportedBlock | undefined => {
+  if (!block.mimeType.startsWith("image/")) {
+    return unsupported(messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType))
+  }
+  if (Bridge.bytesOf(block.data) === undefined) {
+    return unsupported(
+      messageIndex,
+      blockIndex,
+      "image",
+      "the image data is not canonical base64 (padded, no whitespace), which AI SDK data content must be"
+    )
+  }
+  return undefined
+}
+
+/** A tool result's content as an AI SDK output. */
+export const output = (blocks: ReadonlyArray<Block.ContentBlock>, isError: boolean): Output => {
+  const [first] = blocks
+  if (blocks.length === 1 && first !== undefined && first.type === "text" && first.detail === null) {
+    return { type: isError ? "error-text" : "text", value: first.text }
+  }
+  if (isError) return { type: "error-json", value: blocks.map(Bridge.encodeContent) as unknown as Array<never> }
+  return {
+    type: "content",
+    value: blocks.map((b): ContentItem =>
+      b.type === "text"
+        ? { type: "text", text: b.text, ...options({ detail: b.detail }) }
+        : { type: "image-data", data: b.data, mediaType: b.mimeType, ...options({ detail: b.detail }) }
+    )
+  }
+}
+
+/** A canonical conversation as `ModelMessage[]`. */
+export const encode = (
+  conversation: Conversation.Conversation,
+  encodeOptions?: EncodeOptions
+): Either.Either<Array<ModelMessage>, ConversionError.EncodeError> => {
+  const placement = Conversation.validate(conversation)
+  if (Either.isLeft(placement)) return Either.left(placement.left)
+  const target = encodeOptions?.signatures ?? "anthropic"
+  const names: Bridge.ToolNames = new Map()
+  const messages: Array<ModelMessage> = []
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    for (const segment of Bridge.segments(message)) {
+      const detail = segment.continues ? null : message.detail
+      switch (segment.kind) {
+        case "system": {
+          const entry = segment.blocks[0]
+          if (entry === undefined) {
+            messages.push({ role: "system", content: "", ...options({ detail, empty: true }) })
+            break
+          }
+          const [block, j] = entry
+          if (block.type !== "text") {
+            return Either.left(unsupported(i, j, block.type, "an AI SDK system message holds one string only"))
+          }
+          messages.push({
+            role: "system",
+            content: block.text,
+            ...options({ detail, blockDetail: block.detail, continues: segment.continues })
+          })
+          break
+        }
+        case "user": {
+          const content: Array<TextPart | ImagePart> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type === "text") {
+              content.push({ type: "text", text: block.text, ...options({ detail: block.detail }) })
+            } else if (block.type === "image") {
+              const error = checkImage(block, i, j)
+              if (error !== undefined) return Either.left(error)
+              content.push({
+                type: "image",
+                image: block.data,
+                mediaType: block.mimeType,
+                ...options({ detail: block.detail })
+              })
+            }
+          }
+          messages.push({ role: "user", content, ...options({ detail, continues: segment.continues }) })
+          break
+        }
+        case "tool": {
+          const content: Array<ToolResultPart> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type !== "tool_result") continue
+            const name = names.get(block.tool_call_id)
+            if (name === undefined) {
+              return Either.left(
+                new ConversionError.UnmatchedToolResult({
+                  format,
+                  path: [i, "blocks", j],
+                  messageIndex: i,
+                  blockIndex: j,
+                  toolCallId: block.tool_call_id,
+                  reason: "an AI SDK tool result names its tool, taken from the tool call before it"
+                })
+              )
+            }
+            content.push({
+              type: "tool-result",
+              toolCallId: block.tool_call_id,
+              toolName: name,
+              output: output(block.blocks, block.is_error),
+              ...options({ detail: block.detail })
+            })
+          }
+          messages.push({ role: "tool", content, ...options({ detail, continues: segment.continues }) })
+          break
+        }
+        case "assistant": {
+          const content: Array<TextPart | FilePart | ReasoningPart | ToolCallPart> = []
+          for (const [block, j] of segment.blocks) {
+            switch (block.type) {
+              case "text":
+                content.push({ type: "text", text: block.text, ...options({ detail: block.detail }) })
+                break
+              case "image": {
+                const error = checkImage(block, i, j)
+                if (error !== undefined) return Either.left(error)
+                content.push({
+                  type: "file",
+                  data: block.data,
+                  mediaType: block.mimeType,
+                  ...options({ detail: block.detail })
+                })
+                break
+              }
+              case "reasoning":
+                content.push({
+                  type: "reasoning",
+                  text: block.text,
+                  ...options(
+                    { detail: block.detail, signature: block.signature },
+                    signatureOptions(block.signature, target)
+                  )
+                })
+                break
+              case "tool_call":
+                names.set(block.id, block.name)
+                content.push({
+                  type: "tool-call",
+                  toolCallId: block.id,
+                  toolName: block.name,
+                  input: block.input,
+                  ...options({ detail: block.detail })
+                })
+                break
+            }
+          }
+          messages.push({ role: "assistant", content, ...options({ detail }) })
+          break
+        }
+      }
+    }
+  }
+  return Either.right(messages)
+}
+
+// -----------------------------------------------------------------------------
+// decoding
+// -----------------------------------------------------------------------------
+
+type Path = ConversionError.Path
+type Record = { readonly [key: string]: unknown }
+
+class Failure {
+  constructor(readonly error: ConversionError.DecodeError) {}
+}
+
+/** Decoding state: the path and indices errors report. */
+interface At {
+  readonly path: Path
+  readonly messageIndex: number
+  readonly blockIndex?: number
+}
+
+const fail = (error: ConversionError.DecodeError): never => {
+  throw new Failure(error)
+}
+
+const malformed = (at: At, reason: string, key?: string | number): never =>
+  fail(
+    new ConversionError.MalformedInput({
+      format,
+      path: key === undefined ? at.path : [...at.path, key],
+      messageIndex: at.messageIndex,
+      ...(at.blockIndex === undefined ? {} : { blockIndex: at.blockIndex }),
+      reason
+    })
+  )
+
+const noCanonicalForm = (at: At, contentType: string, reason: string): never =>
+  fail(
+    new ConversionError.UnsupportedContent({
+      format,
+      path: at.path,
+      messageIndex: at.messageIndex,
+      ...(at.blockIndex === undefined ? {} : { blockIndex: at.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+const object = (value: unknown, at: At): Record => isPlainObject(value) ? value : malformed(at, "expected an object")
+
+const string = (record: Record, key: string, at: At): string =>
+  typeof record[key] === "string" ? record[key] : malformed(at, "expected a string", key)
+
+const marksOf = (record: Record, at: At): Bridge.Marks => {
+  const marks = Bridge.readMarks(
+    format,
+    record.providerOptions,
+    [...at.path, "providerOptions"],
+    at.messageIndex,
+    at.blockIndex
+  )
+  return Either.isLeft(marks) ? fail(marks.left) : marks.right
+}
+
+/** AI SDK data content (base64 string, data URL, bytes) as bare base64 and the media type it names. */
+export const imageData = (data: unknown, at: At): { readonly data: string; readonly mediaType?: string } => {
+  if (data instanceof URL) return noCanonicalForm(at, "image URL", "canonical images are inline base64 data")
+  if (data instanceof Uint8Array) return { data: Bridge.base64Of(data) }
+  if (data instanceof ArrayBuffer) return { data: Bridge.base64Of(new Uint8Array(data)) }
+  if (typeof data !== "string") return malformed(at, "expected base64 data, bytes or a URL")
+  if (Bridge.isRemoteUrl(data)) return noCanonicalForm(at, "image URL", "canonical images are inline base64 data")
+  return Bridge.base64OfString(data) ??
+    noCanonicalForm(at, "data URL", "only base64 data URLs have a canonical form")
+}
+
+const image = (
+  data: unknown,
+  mediaType: unknown,
+  detail: Json.JsonObject | null,
+  at: At,
+  what: string
+): Block.ImageBlock => {
+  const inline = imageData(data, at)
+  const type = typeof mediaType === "string" ? mediaType : inline.mediaType
+  if (type === undefined) return noCanonicalForm(at, what, "an image without a mediaType has no canonical form")
+  if (!type.startsWith("image/")) return noCanonicalForm(at, `${what} ${type}`, "canonical content holds images only")
+  return Block.image(inline.data, type, { detail })
+}
+
+const signature = (record: Record, marks: Bridge.Marks, at: At): string | null => {
+  const providerOptions = isPlainObject(record.providerOptions) ? record.providerOptions : {}
+  const anthropic = isPlainObject(providerOptions.anthropic) ? providerOptions.anthropic : {}
+  if (anthropic.redactedData !== undefined) {
+    return noCanonicalForm(at, "redacted reasoning", "canonical reasoning has no redacted form")
+  }
+  if (marks.signature !== undefined) return marks.signature
+  if (typeof anthropic.signature === "string") return anthropic.signature
+  for (const key of ["google", "vertex", "googleVertex"]) {
+    const google = providerOptions[key]
+    if (isPlainObject(google) && typeof google.thoughtSignature === "string") return google.thoughtSignature
+  }
+  const openai = providerOptions.openai
+  if (isPlainObject(openai) && typeof openai.reasoningEncryptedContent === "string") {
+    return openai.reasoningEncryptedContent
+  }
+  return null
+}
+
+/** The canonical content of an AI SDK tool output, and whether it is an error. */
+export const fromOutput = (
+  value: unknown,
+  at: At
+): { readonly blocks: ReadonlyArray<Block.ContentBlock>; readonly isError: boolean } => {
+  const out = object(value, at)
+  const json = (v: unknown) => Bridge.jsonBlocks(v) ?? malformed(at, "expected a JSON value", "value")
+  switch (out.type) {
+    case "text":
+    case "error-text":
+      return { blocks: [Block.text(string(out, "value", at))], isError: out.type === "error-text" }
+    case "json":
+    case "error-json":
+      return { blocks: json(out.value), isError: out.type === "error-json" }
+    case "content": {
+      if (!Array.isArray(out.value)) return malformed(at, "expected an array", "value")
+      const items: ReadonlyArray<unknown> = out.value
+      const blocks = items.map((item, k): Block.ContentBlock => {
+        const itemAt: At = { ...at, path: [...at.path, "value", k] }
+        const part = object(item, itemAt)
+        const detail = Bridge.detailOf(marksOf(part, itemAt).detail)
+        switch (part.type) {
+          case "text":
+            return Block.text(string(part, "text", itemAt), { detail })
+          case "image-data":
+          case "file-data":
+          case "media":
+            return image(part.data, part.mediaType, detail, itemAt, String(part.type))
+          default:
+            return noCanonicalForm(
+              itemAt,
+              `tool output ${String(part.type)}`,
+              "canonical tool results hold text and inline images"
+            )
+        }
+      })
+      return { blocks, isError: false }
+    }
+    case "execution-denied":
+      return noCanonicalForm(at, "execution-denied", "a denied tool execution has no canonical form")
+    default:
+      return malformed(at, `unknown tool output type ${Bridge.show(out.type)}`, "type")
+  }
+}
+
+const toolInput = (part: Record, at: At): Json.JsonObject =>
+  Bridge.inputObject(part.input) ??
+    fail(
+      new ConversionError.InvalidToolArguments({
+        format,
+        path: [...at.path, "input"],
+        messageIndex: at.messageIndex,
+        blockIndex: at.blockIndex ?? 0,
+        raw: Bridge.show(part.input),
+        reason: "canonical tool input is a JSON object"
+      })
+    )
+
+const contentArray = (message: Record, at: At): ReadonlyArray<unknown> =>
+  Array.isArray(message.content) ? message.content : malformed(at, "expected an array", "content")
+
+const decodeMessage = (raw: unknown, i: number, out: Bridge.ConversationBuilder, prefix: Path): void => {
+  const at: At = { path: [...prefix, i], messageIndex: i }
+  const message = object(raw, at)
+  const marks = marksOf(message, at)
+  const detail = Bridge.detailOf(marks.detail)
+  const continues = marks.continues ?? false
+  const parts = <B>(decodePart: (part: Record, at: At) => B): ReadonlyArray<B> =>
+    contentArray(message, at).map((item, j) => {
+      const partAt: At = { path: [...prefix, i, "content", j], messageIndex: i, blockIndex: j }
+      return decodePart(object(item, partAt), partAt)
+    })
+  switch (message.role) {
+    case "system": {
+      const text = string(message, "content", at)
+      const blocks = marks.empty === true && text === ""
+        ? []
+        : [Block.text(text, { detail: Bridge.detailOf(marks.blockDetail) })]
+      return out.push("system", blocks, detail, continues)
+    }
+    case "user": {
+      if (typeof message.content === "string") return out.push("user", [Block.text(message.content)], detail, continues)
+      const blocks = parts((part, partAt): Message.UserBlock => {
+        const partDetail = Bridge.detailOf(marksOf(part, partAt).detail)
+        switch (part.type) {
+          case "text":
+            return Block.text(string(part, "text", partAt), { detail: partDetail })
+          case "image":
+            return image(part.image, part.mediaType, partDetail, partAt, "image")
+          case "file":
+            return image(part.data, part.mediaType, partDetail, partAt, "file")
+          default:
+            return malformed(partAt, `unknown user part type ${Bridge.show(part.type)}`, "type")
+        }
+      })
+      return out.push("user", blocks, detail, continues)
+    }
+    case "assistant": {
+      if (typeof message.content === "string") {
+        return out.push("assistant", [Block.text(message.content)], detail, continues)
+      }
+      const blocks = parts((part, partAt): Message.AssistantBlock => {
+        const partMarks = marksOf(part, partAt)
+        const partDetail = Bridge.detailOf(partMarks.detail)
+        switch (part.type) {
+          case "text":
+            return Block.text(string(part, "text", partAt), { detail: partDetail })
+          case "file":
+            return image(part.data, part.mediaType, partDetail, partAt, "file")
+          case "reasoning":
+            return Block.reasoning(string(part, "text", partAt), {
+              signature: signature(part, partMarks, partAt),
+              detail: partDetail
+            })
+          case "tool-call":
+            if (part.providerExecuted === true) {
+              return noCanonicalForm(
+                partAt,
+                "provider-executed tool call",
+                "canonical conversations hold only the calls the harness runs"
+              )
+            }
+            return Block.toolCall(
+              string(part, "toolCallId", partAt),
+              string(part, "toolName", partAt),
+              toolInput(part, partAt),
+              {
+                detail: partDetail
+              }
+            )
+          case "tool-result":
+            return noCanonicalForm(
+              partAt,
+              "provider-executed tool result",
+              "canonical conversations hold only the calls the harness runs"
+            )
+          case "tool-approval-request":
+            return noCanonicalForm(partAt, "tool-approval-request", "canonical conversations have no tool approvals")
+          default:
+            return malformed(partAt, `unknown assistant part type ${Bridge.show(part.type)}`, "type")
+        }
+      })
+      return out.push("assistant", blocks, detail, continues)
+    }
+    case "tool": {
+      const blocks = parts((part, partAt): Block.ToolResultBlock => {
+        if (part.type === "tool-approval-response") {
+          return noCanonicalForm(partAt, "tool-approval-response", "canonical conversations have no tool approvals")
+        }
+        if (part.type !== "tool-result") {
+          return malformed(partAt, `unknown tool part type ${Bridge.show(part.type)}`, "type")
+        }
+        const result = fromOutput(part.output, { ...partAt, path: [...partAt.path, "output"] })
+        return Block.toolResult(string(part, "toolCallId", partAt), result.blocks, {
+          isError: result.isError,
+          detail: Bridge.detailOf(marksOf(part, partAt).detail)
+        })
+      })
+      return out.push("user", blocks, detail, continues)
+    }
+    default:
+      return malformed(at, `unknown role ${Bridge.show(message.role)}`, "role")
+  }
+}
+
+/** `ModelMessage[]` (untrusted) as a canonical conversation; `prefix` is where the array sits. Never throws. */
+export const decode = (
+  input: unknown,
+  prefix: Path = []
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  try {
+    if (!Array.isArray(input)) {
+      return Either.left(
+        new ConversionError.MalformedInput({ format, path: prefix, reason: "expected an array of messages" })
+      )
+    }
+    const out = new Bridge.ConversationBuilder()
+    const messages: ReadonlyArray<unknown> = input
+    messages.forEach((message, i) => decodeMessage(message, i, out, prefix))
+    return Either.right(out.result())
+  } catch (thrown) {
+    if (thrown instanceof Failure) return Either.left(thrown.error)
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: prefix,
+        reason: `the input could not be read: ${thrown instanceof Error ? thrown.message : "an unprintable value"}`
+      })
+    )
+  }
+}
+
+export type { AssistantModelMessage, ModelMessage, ToolModelMessage, UserModelMessage }

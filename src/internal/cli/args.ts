@@ -1,0 +1,507 @@
+/**
+ * The command line's grammar, declared once as data: the commands, their options and arguments, from
+ * which both the parser and the `--help` text are derived.
+ *
+ * This module imports nothing from the library or from Effect, so that `--help`, `--version` and a
+ * usage error cost only Node's own start-up (docs/performance.md, "CLI"): the code a command needs
+ * is imported once its arguments are known to be good.
+ *
+ * @internal
+ */
+
+/** The program's name, as users type it. */
+export const program = "openreward-effect"
+
+/** The formats, spelled out here so that parsing needs no library import (checked against `Format` by a test). */
+export const providers = ["openai", "openrouter", "anthropic", "google"] as const
+export const formats = [...providers, "openai-responses"] as const
+export type Provider = typeof formats[number]
+export const sources = ["canonical", ...formats] as const
+export type Source = typeof sources[number]
+export const targets = [...formats, "prompt", "canonical"] as const
+export type Target = typeof targets[number]
+
+/** One value of a choice, and the formats that accept it (all the flag's formats when absent). */
+export interface Choice {
+  readonly value: string
+  readonly formats?: ReadonlyArray<string>
+}
+
+/** One `--flag`. `key` is the name of the library option it sets. */
+export interface Flag {
+  readonly name: string
+  readonly key: string
+  readonly kind: "choice" | "boolean" | "integer" | "text"
+  /** For a choice: the values, and which formats accept each (all the flag's formats when absent). */
+  readonly choices?: ReadonlyArray<Choice>
+  readonly default?: string
+  readonly required?: boolean
+  readonly metavar?: string
+  readonly description: string
+  /** An encode option: the `--to` formats it applies to. A decode option: the `--from` formats. */
+  readonly appliesTo?: { readonly side: "to" | "from"; readonly formats: ReadonlyArray<string> }
+}
+
+const choice = (
+  values: ReadonlyArray<string>,
+  only: { readonly [value: string]: ReadonlyArray<string> } = {}
+): ReadonlyArray<Choice> => values.map((value) => only[value] ? { value, formats: only[value] } : { value })
+
+const chat = ["openai", "openrouter"]
+
+/** The encode and decode options of the formats (src/*Format.ts), one flag each. */
+export const formatFlags: ReadonlyArray<Flag> = [
+  {
+    name: "reasoning-field",
+    key: "reasoningField",
+    kind: "choice",
+    choices: choice(["reasoning_content", "reasoning", "omit"]),
+    default: "reasoning_content",
+    appliesTo: { side: "to", formats: chat },
+    description: "the assistant-message field that carries reasoning (`omit`: send none)"
+  },
+  {
+    name: "reasoning-on-tool-calls",
+    key: "reasoningOnToolCalls",
+    kind: "boolean",
+    appliesTo: { side: "to", formats: chat },
+    description: "write the reasoning field (\"\" when empty) on every assistant turn with tool calls (DeepSeek)"
+  },
+  {
+    name: "tool-result-images",
+    key: "toolResultImages",
+    kind: "choice",
+    choices: choice(["error", "user-message", "tool-message"], { "tool-message": ["openrouter"] }),
+    default: "error",
+    appliesTo: { side: "to", formats: chat },
+    description: "an image inside a tool result: an error, moved to the next user message, or (openrouter) kept"
+  },
+  {
+    name: "tool-arguments",
+    key: "toolArguments",
+    kind: "choice",
+    choices: choice(["python", "json"]),
+    default: "python",
+    appliesTo: { side: "to", formats: [...chat, "openai-responses"] },
+    description: "tool-call arguments as Python's json.dumps writes them (the reference) or as JSON.stringify"
+  },
+  {
+    name: "system",
+    key: "system",
+    kind: "choice",
+    choices: choice(["string", "blocks"]),
+    default: "string",
+    appliesTo: { side: "to", formats: ["anthropic"] },
+    description: "the system prompt as one string, or one text block per canonical block"
+  },
+  {
+    name: "unsigned-reasoning",
+    key: "unsignedReasoning",
+    kind: "choice",
+    choices: choice(["send", "text", "omit", "fail"]),
+    default: "send",
+    appliesTo: { side: "to", formats: ["anthropic"] },
+    description:
+      "a reasoning block without a signature: sent as thinking (the reference), as text, left out, or an error"
+  },
+  {
+    name: "later-system",
+    key: "laterSystem",
+    kind: "choice",
+    choices: choice(["error", "user", "inline"], { inline: ["anthropic"] }),
+    default: "error",
+    appliesTo: { side: "to", formats: ["anthropic", "google"] },
+    description: "a system message after the first turn: an error, a user turn, or (anthropic) a system turn in place"
+  },
+  {
+    name: "casing",
+    key: "casing",
+    kind: "choice",
+    choices: choice(["snake", "camel"]),
+    default: "snake",
+    appliesTo: { side: "to", formats: ["google"] },
+    description: "key spelling: snake_case (REST, Python SDK) or camelCase (@google/genai)"
+  },
+  {
+    name: "system-instruction",
+    key: "systemInstruction",
+    kind: "choice",
+    choices: choice(["string", "content"]),
+    default: "string",
+    appliesTo: { side: "to", formats: ["google"] },
+    description: "the system instruction as a string, or as {parts: [{text}]} (the REST API)"
+  },
+  {
+    name: "tool-call-ids",
+    key: "toolCallIds",
+    kind: "boolean",
+    appliesTo: { side: "to", formats: ["google"] },
+    description: "send each tool call's id on its function_call and function_response (Gemini API, not Vertex)"
+  },
+  {
+    name: "tool-errors",
+    key: "toolErrors",
+    kind: "choice",
+    choices: choice(["output", "error"]),
+    default: "output",
+    appliesTo: { side: "to", formats: ["google"] },
+    description: "where a failed tool result's text goes: response.output (the reference) or response.error"
+  },
+  {
+    name: "reasoning",
+    key: "reasoning",
+    kind: "choice",
+    choices: choice(["error", "thought"]),
+    default: "error",
+    appliesTo: { side: "to", formats: ["google"] },
+    description: "reasoning blocks: an error (the reference), or thought parts with their signatures"
+  },
+  {
+    name: "reasoning-without-id",
+    key: "reasoningWithoutId",
+    kind: "choice",
+    choices: choice(["fail", "omit", "text"]),
+    default: "fail",
+    appliesTo: { side: "to", formats: ["openai-responses"] },
+    description:
+      "a reasoning block that did not come from a Responses reasoning item: an error, left out, or sent as text"
+  },
+  {
+    name: "system-role",
+    key: "systemRole",
+    kind: "choice",
+    choices: choice(["system", "developer"]),
+    default: "system",
+    appliesTo: { side: "to", formats: ["openai-responses"] },
+    description: "the role system turns are sent with"
+  },
+  {
+    name: "encrypted-reasoning",
+    key: "encryptedReasoning",
+    kind: "choice",
+    choices: choice(["error", "drop"]),
+    default: "error",
+    appliesTo: { side: "from", formats: chat },
+    description: "a reasoning.encrypted entry of reasoning_details, which canonical cannot hold: an error, or left out"
+  }
+]
+
+/** One command. */
+export interface Command {
+  readonly name: string
+  readonly summary: string
+  readonly usage: string
+  readonly description: ReadonlyArray<string>
+  readonly positional: { readonly name: string; readonly required: boolean; readonly description: string }
+  readonly flags: ReadonlyArray<Flag>
+  readonly examples: ReadonlyArray<readonly [command: string, what: string]>
+}
+
+export const convert: Command = {
+  name: "convert",
+  summary: "convert conversations between the canonical shape, the provider formats and /prompt",
+  usage: `${program} convert --to FORMAT [--from FORMAT] [--jsonl] [options] [FILE]`,
+  description: [
+    "Reads one conversation (a JSON document) from FILE or standard input and writes it, converted, to",
+    "standard output. With --jsonl, reads one conversation per line and writes one JSON line per",
+    "converted conversation, streamed, in order. A conversation that cannot be converted is reported",
+    "on standard error, one line each (`Tag: line N: message`), and the exit code is then 1."
+  ],
+  positional: { name: "FILE", required: false, description: "the input file (default: standard input)" },
+  flags: [
+    {
+      name: "to",
+      key: "to",
+      kind: "choice",
+      choices: choice(targets),
+      required: true,
+      metavar: "FORMAT",
+      description: "the format to write: a provider, `prompt` (the /prompt flattening) or `canonical`"
+    },
+    {
+      name: "from",
+      key: "from",
+      kind: "choice",
+      choices: choice(sources),
+      default: "canonical",
+      metavar: "FORMAT",
+      description:
+        "the format to read: `canonical` (OpenReward's JSON array of messages, read strictly) or a provider's"
+    },
+    {
+      name: "jsonl",
+      key: "jsonl",
+      kind: "boolean",
+      description: "one conversation per line in, one JSON line per conversation out"
+    },
+    ...formatFlags
+  ],
+  examples: [
+    [`${program} convert --to anthropic conversation.json`, "a canonical conversation as an Anthropic request"],
+    [
+      `${program} convert --jsonl --from openai --to canonical chats.jsonl > canonical.jsonl`,
+      "OpenAI transcripts to canonical, one per line"
+    ],
+    [`cat conversation.json | ${program} convert --to google --casing camel`, "for @google/genai"],
+    [`${program} convert --to openai --reasoning-field reasoning conversation.json`, "vLLM's reasoning field"]
+  ]
+}
+
+export const serve: Command = {
+  name: "serve",
+  summary: "serve the environments a module exports over the OpenReward HTTP protocol",
+  usage: `${program} serve MODULE [--port N] [--host ADDRESS]`,
+  description: [
+    "Loads MODULE and serves the environments it exports (its `environments` array if it has one, else",
+    "every exported environment; a `layer` export provides their services) with the reference SDK's",
+    "routes, SSE tool calls and sessions. Ctrl-C (or SIGTERM) shuts down gracefully.",
+    "A TypeScript module needs a TypeScript loader: Node 22.18 and later strip types by themselves; on",
+    "older versions the CLI uses tsx when the module's project has it installed (`npm install -D tsx`)."
+  ],
+  positional: {
+    name: "MODULE",
+    required: true,
+    description: "a JavaScript or TypeScript module that exports one or more environments"
+  },
+  flags: [
+    {
+      name: "port",
+      key: "port",
+      kind: "integer",
+      default: "8080",
+      metavar: "N",
+      description: "the port to listen on (0: one the system chooses, printed when serving starts)"
+    },
+    {
+      name: "host",
+      key: "host",
+      kind: "text",
+      default: "0.0.0.0",
+      metavar: "ADDRESS",
+      description: "the address to listen on"
+    }
+  ],
+  examples: [
+    [`${program} serve my-env.js --port 8080`, "serve on every interface, port 8080"],
+    [`${program} serve my-env.ts --host 127.0.0.1 --port 0`, "loopback only, on a port the system picks"]
+  ]
+}
+
+export const commands: ReadonlyArray<Command> = [convert, serve]
+
+// -----------------------------------------------------------------------------
+// help
+// -----------------------------------------------------------------------------
+
+const column = (rows: ReadonlyArray<readonly [string, string]>, indent = 2): Array<string> => {
+  const width = Math.min(Math.max(...rows.map(([left]) => left.length)), 34)
+  return rows.map(([left, right]) =>
+    left.length > width
+      ? `${" ".repeat(indent)}${left}\n${" ".repeat(indent + width + 2)}${right}`
+      : `${" ".repeat(indent)}${left.padEnd(width)}  ${right}`
+  )
+}
+
+const flagLabel = (flag: Flag): string =>
+  flag.kind === "boolean"
+    ? `--${flag.name}`
+    : flag.kind === "choice" && flag.metavar === undefined
+    ? `--${flag.name} ${flag.choices!.map((c) => c.value).join("|")}`
+    : `--${flag.name} ${flag.metavar ?? "VALUE"}`
+
+const flagText = (flag: Flag): string => {
+  const notes: Array<string> = []
+  if (flag.metavar !== undefined && flag.kind === "choice") notes.push(flag.choices!.map((c) => c.value).join(", "))
+  if (flag.required) notes.push("required")
+  if (flag.default !== undefined) notes.push(`default: ${flag.default}`)
+  return notes.length > 0 ? `${flag.description} (${notes.join("; ")})` : flag.description
+}
+
+/** The text of `<command> --help`. */
+export const commandHelp = (command: Command): string => {
+  const general = command.flags.filter((f) => f.appliesTo === undefined)
+  const lines = [
+    `${program} ${command.name}: ${command.summary}`,
+    "",
+    `Usage: ${command.usage}`,
+    "",
+    ...command.description,
+    "",
+    "Arguments:",
+    ...column([[command.positional.name, command.positional.description]]),
+    "",
+    "Options:",
+    ...column([...general.map((f) => [flagLabel(f), flagText(f)] as const), ["-h, --help", "show this help"]])
+  ]
+  const byFormat = new Map<string, Array<Flag>>()
+  for (const flag of command.flags) {
+    if (flag.appliesTo === undefined) continue
+    const title = `${flag.appliesTo.side === "to" ? "Writing" : "Reading"} ${
+      flag.appliesTo.formats.join(", ")
+    } (--${flag.appliesTo.side} ${flag.appliesTo.formats.join("|")}):`
+    byFormat.set(title, [...(byFormat.get(title) ?? []), flag])
+  }
+  for (const [title, flags] of byFormat) {
+    lines.push("", title, ...column(flags.map((f) => [flagLabel(f), flagText(f)] as const)))
+  }
+  lines.push("", "Examples:")
+  for (const [example, what] of command.examples) lines.push(`  ${example}`, `      ${what}`)
+  return lines.join("\n") + "\n"
+}
+
+/** The text of `openreward-effect --help`. */
+export const rootHelp = (): string =>
+  [
+    `${program}: OpenReward conversations and environments, built on Effect`,
+    "",
+    `Usage: ${program} COMMAND [options]`,
+    "",
+    "Commands:",
+    ...column(commands.map((c) => [c.name, c.summary] as const)),
+    "",
+    "Options:",
+    ...column([["-h, --help", "show this help"], ["-V, --version", "print the version"]]),
+    "",
+    `Run '${program} COMMAND --help' for a command's options and examples.`
+  ].join("\n") + "\n"
+
+// -----------------------------------------------------------------------------
+// parsing
+// -----------------------------------------------------------------------------
+
+/** What the command line asks for. */
+export type Parsed =
+  | { readonly _tag: "Help"; readonly text: string }
+  | { readonly _tag: "Version" }
+  | { readonly _tag: "UsageError"; readonly message: string; readonly command: Command | undefined }
+  | {
+    readonly _tag: "Run"
+    readonly command: Command
+    readonly positional: string | undefined
+    readonly values: { readonly [key: string]: string | number | boolean }
+  }
+
+const usageError = (message: string, command: Command | undefined): Parsed => ({
+  _tag: "UsageError",
+  message,
+  command
+})
+
+const quote = (s: string): string => JSON.stringify(s)
+
+/** Parse `argv` (without the node and script paths). */
+export const parse = (argv: ReadonlyArray<string>): Parsed => {
+  const [first, ...rest] = argv
+  if (first === undefined) return usageError("a command is required", undefined)
+  if (first === "-h" || first === "--help" || first === "help") {
+    const named = commands.find((c) => c.name === rest[0])
+    return { _tag: "Help", text: named ? commandHelp(named) : rootHelp() }
+  }
+  if (first === "-V" || first === "--version") return { _tag: "Version" }
+  const command = commands.find((c) => c.name === first)
+  if (command === undefined) {
+    return usageError(
+      first.startsWith("-") ? `unknown option ${first}` : `unknown command ${quote(first)}`,
+      undefined
+    )
+  }
+  if (rest.includes("-h") || rest.includes("--help")) return { _tag: "Help", text: commandHelp(command) }
+
+  const values: Record<string, string | number | boolean> = {}
+  const given = new Set<Flag>()
+  const positionals: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (arg === "--") {
+      positionals.push(...rest.slice(i + 1))
+      break
+    }
+    if (!arg.startsWith("--") || arg === "-") {
+      if (arg.startsWith("-") && arg !== "-") return usageError(`unknown option ${arg}`, command)
+      positionals.push(arg)
+      continue
+    }
+    const eq = arg.indexOf("=")
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    const flag = command.flags.find((f) => f.name === name)
+    if (flag === undefined) return usageError(`unknown option --${name}`, command)
+    if (given.has(flag)) return usageError(`--${name} is given twice`, command)
+    given.add(flag)
+    if (flag.kind === "boolean") {
+      if (eq !== -1) return usageError(`--${name} takes no value`, command)
+      values[flag.key] = true
+      continue
+    }
+    let value: string
+    if (eq !== -1) value = arg.slice(eq + 1)
+    else {
+      const next = rest[i + 1]
+      if (next === undefined || next.startsWith("--")) return usageError(`--${name} needs a value`, command)
+      value = next
+      i++
+    }
+    const checked = checkValue(flag, value)
+    if (typeof checked === "string") return usageError(checked, command)
+    values[flag.key] = checked.value
+  }
+
+  for (const flag of command.flags) {
+    if (given.has(flag)) continue
+    if (flag.required) return usageError(`--${flag.name} is required`, command)
+    if (flag.default !== undefined && flag.appliesTo === undefined) {
+      values[flag.key] = flag.kind === "integer" ? Number(flag.default) : flag.default
+    }
+  }
+  // a format option is valid only with a format that has it, and a value only where that format has it
+  for (const flag of given) {
+    if (flag.appliesTo === undefined) continue
+    const format = String(values[flag.appliesTo.side])
+    if (!flag.appliesTo.formats.includes(format)) {
+      return usageError(
+        `--${flag.name} applies to --${flag.appliesTo.side} ${flag.appliesTo.formats.join(" or ")}, not ${format}`,
+        command
+      )
+    }
+    const option = flag.choices?.find((c) => c.value === values[flag.key])
+    if (option?.formats !== undefined && !option.formats.includes(format)) {
+      return usageError(
+        `--${flag.name} ${option.value} applies to --${flag.appliesTo.side} ${option.formats.join(" or ")} only`,
+        command
+      )
+    }
+  }
+  if (positionals.length > 1) {
+    return usageError(`one ${command.positional.name} at most, got ${positionals.map(quote).join(", ")}`, command)
+  }
+  if (command.positional.required && positionals.length === 0) {
+    return usageError(`${command.positional.name} is required`, command)
+  }
+  return { _tag: "Run", command, positional: positionals[0], values }
+}
+
+const checkValue = (flag: Flag, value: string): string | { readonly value: string | number } => {
+  switch (flag.kind) {
+    case "choice": {
+      const values = flag.choices!.map((c) => c.value)
+      return values.includes(value)
+        ? { value }
+        : `--${flag.name} must be one of ${values.join(", ")}; got ${quote(value)}`
+    }
+    case "integer": {
+      const n = Number(value)
+      return /^\d+$/.test(value) && Number.isSafeInteger(n)
+        ? { value: n }
+        : `--${flag.name} must be a whole number; got ${quote(value)}`
+    }
+    default:
+      return { value }
+  }
+}
+
+/** The text printed for a usage error: the message, then the relevant usage, once. */
+export const usageText = (message: string, command: Command | undefined): string =>
+  command === undefined
+    ? `${program}: ${message}\n\nUsage: ${program} COMMAND [options]   (commands: ${
+      commands.map((c) => c.name).join(", ")
+    })\nRun '${program} --help' for more.\n`
+    : `${program} ${command.name}: ${message}\n\nUsage: ${command.usage}\nRun '${program} ${command.name} --help' for the options and examples.\n`

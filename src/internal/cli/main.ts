@@ -1,0 +1,99 @@
+/**
+ * The command line's entry: parse, then import and run only what the command needs.
+ *
+ * Exit codes: 0 done; 1 a conversation failed to convert (or `serve` failed to start); 2 a usage
+ * error (unknown command or option, bad value, missing or unreadable file), reported as one message
+ * and the command's usage line on stderr. Nothing is coloured, so output is the same on a terminal,
+ * in a pipe and with `NO_COLOR`.
+ *
+ * @internal
+ */
+import * as fs from "node:fs"
+import { version } from "../version.js"
+import * as Args from "./args.js"
+import type * as ServeModule from "./serve.js"
+
+/** Where the command line reads and writes. */
+export interface Io {
+  readonly stdin: AsyncIterable<Buffer | string>
+  readonly stdout: NodeJS.WritableStream
+  readonly stderr: NodeJS.WritableStream
+}
+
+/** The optional peers `serve` imports (the library and `convert` need only `effect`). */
+export const servePeers = ["@effect/platform", "@effect/platform-node", "@effect/experimental"]
+
+/** Why `file` cannot be read, or `undefined` when it can. */
+const unreadable = (file: string): string | undefined => {
+  try {
+    if (fs.statSync(file).isDirectory()) return `${file} is a directory`
+    fs.accessSync(file, fs.constants.R_OK)
+    return undefined
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    return code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file} (${code ?? String(e)})`
+  }
+}
+
+/**
+ * Run the command line `argv` (without node and the script). Resolves to the exit code, or to
+ * `undefined` for `serve`, which owns the process from then on.
+ */
+export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number | undefined> => {
+  const parsed = Args.parse(argv)
+  switch (parsed._tag) {
+    case "Help":
+      io.stdout.write(parsed.text)
+      return 0
+    case "Version":
+      io.stdout.write(`${Args.program} ${version}\n`)
+      return 0
+    case "UsageError":
+      io.stderr.write(Args.usageText(parsed.message, parsed.command))
+      return 2
+  }
+  const { command, positional, values } = parsed
+  if (positional !== undefined && positional !== "-") {
+    const problem = unreadable(positional)
+    if (problem !== undefined) {
+      io.stderr.write(Args.usageText(problem, command))
+      return 2
+    }
+  }
+  if (command === Args.serve) {
+    let Serve: typeof ServeModule
+    try {
+      Serve = await import("./serve.js")
+    } catch (e) {
+      const missing = /Cannot find package '(@effect\/[a-z-]+)'/.exec(e instanceof Error ? e.message : "")
+      if (missing === null) throw e
+      io.stderr.write(
+        `${Args.program} serve: needs ${
+          missing[1]
+        }, an optional peer; install the server's peers next to the library:\n` +
+          `  npm install ${servePeers.join(" ")}\n`
+      )
+      return 1
+    }
+    Serve.run({ module: positional!, port: values["port"] as number, host: values["host"] as string })
+    return undefined
+  }
+  const side = (which: "to" | "from") => {
+    const options: Record<string, unknown> = {}
+    for (const flag of Args.formatFlags) {
+      if (flag.appliesTo?.side === which && values[flag.key] !== undefined) options[flag.key] = values[flag.key]
+    }
+    return options
+  }
+  const Convert = await import("./convert.js")
+  const input = positional === undefined || positional === "-"
+    ? io.stdin
+    : fs.createReadStream(positional, { highWaterMark: 1 << 20 })
+  return Convert.run({
+    from: values["from"] as Args.Source,
+    to: values["to"] as Args.Target,
+    jsonl: values["jsonl"] === true,
+    encode: side("to"),
+    decode: side("from")
+  }, { input, stdout: io.stdout, stderr: io.stderr })
+}

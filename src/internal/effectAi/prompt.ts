@@ -1,0 +1,437 @@
+/**
+ * Canonical conversations to and from `@effect/ai` 0.37 `Prompt.Prompt`.
+ *
+ * @internal
+ */
+import * as Prompt from "@effect/ai/Prompt"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Block from "../../Block.js"
+import * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import type * as Json from "../../Json.js"
+import type * as Message from "../../Message.js"
+import * as Bridge from "../bridge.js"
+import { isPlainObject } from "../wireInput.js"
+
+const format = "effect-ai" as const
+
+/** Where a reasoning signature is written besides the `openreward` key. */
+export type SignatureTarget = "anthropic" | "google" | "none"
+
+export interface EncodeOptions {
+  readonly signatures?: SignatureTarget | undefined
+}
+
+type Options = { [provider: string]: { [key: string]: unknown } }
+
+const withMarks = (marks: Parameters<typeof Bridge.marksEntry>[0], extra?: Options): Options => {
+  const entry = Bridge.marksEntry(marks)
+  const options: Options = { ...extra }
+  if (entry !== undefined) options[Bridge.optionsKey] = entry
+  return options
+}
+
+const signatureOptions = (signature: string | null, target: SignatureTarget): Options => {
+  if (signature === null) return {}
+  switch (target) {
+    case "anthropic":
+      return { anthropic: { type: "thinking", signature } }
+    case "google":
+      return { google: { thoughtSignature: signature } }
+    case "none":
+      return {}
+  }
+}
+
+const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
+  new ConversionError.UnsupportedBlock({
+    format,
+    path: [messageIndex, "blocks", blockIndex],
+    messageIndex,
+    blockIndex,
+    blockType,
+    reason
+  })
+
+const filePart = (
+  block: Block.ImageBlock,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<Prompt.FilePart, ConversionError.UnsupportedBlock> => {
+  if (!block.mimeType.startsWith("image/")) {
+    return Either.left(unsupported(messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType)))
+  }
+  const bytes = Bridge.bytesOf(block.data)
+  if (bytes === undefined) {
+    return Either.left(
+      unsupported(
+        messageIndex,
+        blockIndex,
+        "image",
+        "the image data is not canonical base64 (padded, no whitespace); @effect/ai providers need the bytes"
+      )
+    )
+  }
+  return Either.right(
+    Prompt.makePart("file", { mediaType: block.mimeType, data: bytes, options: withMarks({ detail: block.detail }) })
+  )
+}
+
+/** A canonical conversation as a `Prompt`. */
+export const encode = (
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Prompt.Prompt, ConversionError.EncodeError> => {
+  const placement = Conversation.validate(conversation)
+  if (Either.isLeft(placement)) return Either.left(placement.left)
+  const target = options?.signatures ?? "anthropic"
+  const names: Bridge.ToolNames = new Map()
+  const messages: Array<Prompt.Message> = []
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    for (const segment of Bridge.segments(message)) {
+      const detail = segment.continues ? null : message.detail
+      switch (segment.kind) {
+        case "system": {
+          const entry = segment.blocks[0]
+          if (entry === undefined) {
+            messages.push(Prompt.makeMessage("system", { content: "", options: withMarks({ detail, empty: true }) }))
+            break
+          }
+          const [block, j] = entry
+          if (block.type !== "text") {
+            return Either.left(unsupported(i, j, block.type, "an @effect/ai system message holds one string only"))
+          }
+          messages.push(Prompt.makeMessage("system", {
+            content: block.text,
+            options: withMarks({ detail, blockDetail: block.detail, continues: segment.continues })
+          }))
+          break
+        }
+        case "user": {
+          const content: Array<Prompt.UserMessagePart> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type === "text") {
+              content.push(Prompt.makePart("text", { text: block.text, options: withMarks({ detail: block.detail }) }))
+            } else if (block.type === "image") {
+              const part = filePart(block, i, j)
+              if (Either.isLeft(part)) return Either.left(part.left)
+              content.push(part.right)
+            }
+          }
+          messages.push(
+            Prompt.makeMessage("user", { content, options: withMarks({ detail, continues: segment.continues }) })
+          )
+          break
+        }
+        case "tool": {
+          const content: Array<Prompt.ToolResultPart> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type !== "tool_result") continue
+            const name = names.get(block.tool_call_id)
+            if (name === undefined) {
+              return Either.left(
+                new ConversionError.UnmatchedToolResult({
+                  format,
+                  path: [i, "blocks", j],
+                  messageIndex: i,
+                  blockIndex: j,
+                  toolCallId: block.tool_call_id,
+                  reason: "an @effect/ai tool result names its tool, taken from the tool call before it"
+                })
+              )
+            }
+            content.push(Prompt.makePart("tool-result", {
+              id: block.tool_call_id,
+              name,
+              isFailure: block.is_error,
+              result: Bridge.resultJson(block.blocks),
+              providerExecuted: false,
+              options: withMarks({ detail: block.detail })
+            }))
+          }
+          messages.push(
+            Prompt.makeMessage("tool", { content, options: withMarks({ detail, continues: segment.continues }) })
+          )
+          break
+        }
+        case "assistant": {
+          const content: Array<Prompt.AssistantMessagePart> = []
+          for (const [block, j] of segment.blocks) {
+            switch (block.type) {
+              case "text":
+                content.push(
+                  Prompt.makePart("text", { text: block.text, options: withMarks({ detail: block.detail }) })
+                )
+                break
+              case "image": {
+                const part = filePart(block, i, j)
+                if (Either.isLeft(part)) return Either.left(part.left)
+                content.push(part.right)
+                break
+              }
+              case "reasoning":
+                content.push(Prompt.makePart("reasoning", {
+                  text: block.text,
+                  options: withMarks(
+                    { detail: block.detail, signature: block.signature },
+                    signatureOptions(block.signature, target)
+                  )
+                }))
+                break
+              case "tool_call":
+                names.set(block.id, block.name)
+                content.push(Prompt.makePart("tool-call", {
+                  id: block.id,
+                  name: block.name,
+                  params: block.input,
+                  providerExecuted: false,
+                  options: withMarks({ detail: block.detail })
+                }))
+                break
+            }
+          }
+          messages.push(Prompt.makeMessage("assistant", { content, options: withMarks({ detail }) }))
+          break
+        }
+      }
+    }
+  }
+  return Either.right(Prompt.fromMessages(messages))
+}
+
+// -----------------------------------------------------------------------------
+// decoding
+// -----------------------------------------------------------------------------
+
+type Path = ConversionError.Path
+
+/** The signature of a reasoning part: ours first, then the providers' keys. */
+export const signatureOf = (
+  marks: Bridge.Marks,
+  options: unknown,
+  path: Path,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<string | null, ConversionError.UnsupportedContent> => {
+  const anthropic = isPlainObject(options) ? options.anthropic : undefined
+  if (isPlainObject(anthropic) && anthropic.type === "redacted_thinking") {
+    return Either.left(
+      new ConversionError.UnsupportedContent({
+        format,
+        path,
+        messageIndex,
+        blockIndex,
+        contentType: "redacted_thinking",
+        reason: "canonical reasoning has no redacted form"
+      })
+    )
+  }
+  if (marks.signature !== undefined) return Either.right(marks.signature)
+  if (isPlainObject(anthropic) && typeof anthropic.signature === "string") return Either.right(anthropic.signature)
+  const google = isPlainObject(options) ? options.google : undefined
+  if (isPlainObject(google) && typeof google.thoughtSignature === "string") return Either.right(google.thoughtSignature)
+  const openai = isPlainObject(options) ? options.openai : undefined
+  if (isPlainObject(openai) && typeof openai.encryptedContent === "string") return Either.right(openai.encryptedContent)
+  return Either.right(null)
+}
+
+/** An `@effect/ai` file part (prompt or response) as a canonical image. */
+export const imageOf = (
+  part: {
+    readonly mediaType: string
+    readonly data: string | Uint8Array | URL
+    readonly fileName?: string | undefined
+  },
+  detail: Json.JsonObject | null,
+  path: Path,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<Block.ImageBlock, ConversionError.UnsupportedContent> => {
+  const fail = (contentType: string, reason: string) =>
+    Either.left(new ConversionError.UnsupportedContent({ format, path, messageIndex, blockIndex, contentType, reason }))
+  if (!part.mediaType.startsWith("image/")) {
+    return fail(`file ${part.mediaType}`, "canonical content holds images only")
+  }
+  if (part.fileName !== undefined) return fail("file name", "a canonical image has no file name")
+  if (part.data instanceof URL) return fail("image URL", "canonical images are inline base64 data")
+  if (part.data instanceof Uint8Array) {
+    return Either.right(Block.image(Bridge.base64Of(part.data), part.mediaType, { detail }))
+  }
+  if (Bridge.isRemoteUrl(part.data)) return fail("image URL", "canonical images are inline base64 data")
+  const inline = Bridge.base64OfString(part.data)
+  if (inline === undefined) return fail("data URL", "only base64 data URLs have a canonical form")
+  return Either.right(Block.image(inline.data, part.mediaType, { detail }))
+}
+
+/** A tool call's params as canonical input. */
+export const inputOf = (
+  params: unknown,
+  path: Path,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
+  const input = Bridge.inputObject(params)
+  return input === undefined
+    ? Either.left(
+      new ConversionError.InvalidToolArguments({
+        format,
+        path: [...path, "params"],
+        messageIndex,
+        blockIndex,
+        raw: Bridge.show(params),
+        reason: "canonical tool input is a JSON object"
+      })
+    )
+    : Either.right(input)
+}
+
+/** A tool result's JSON as canonical content. */
+export const contentOf = (
+  result: unknown,
+  path: Path,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<ReadonlyArray<Block.ContentBlock>, ConversionError.MalformedInput> => {
+  const blocks = Bridge.resultBlocks(result)
+  return blocks === undefined
+    ? Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path,
+        messageIndex,
+        blockIndex,
+        reason: `the tool result is not a JSON value: ${Bridge.show(result)}`
+      })
+    )
+    : Either.right(blocks)
+}
+
+const providerExecuted = (path: Path, messageIndex: number, blockIndex: number, what: string) =>
+  new ConversionError.UnsupportedContent({
+    format,
+    path,
+    messageIndex,
+    blockIndex,
+    contentType: `provider-executed ${what}`,
+    reason: "canonical conversations hold only the calls the harness runs"
+  })
+
+const decodePrompt = Schema.decodeUnknownEither(Prompt.Prompt)
+
+/** The prompt itself, or the decoded form of an encoded prompt's messages. */
+const toPrompt = (input: unknown): Either.Either<Prompt.Prompt, ConversionError.MalformedInput> => {
+  if (Prompt.isPrompt(input)) return Either.right(input)
+  const content = Array.isArray(input) ? input : isPlainObject(input) ? input.content : undefined
+  return Either.mapLeft(
+    decodePrompt({ content }),
+    (error) => new ConversionError.MalformedInput({ format, path: [], reason: error.message.split("\n")[0] ?? "" })
+  )
+}
+
+/** Decode the parts of an assistant message (or a response's assistant parts). */
+export const decodeAssistantPart = (
+  part: Prompt.AssistantMessagePart,
+  path: Path,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<Message.AssistantBlock, ConversionError.DecodeError> =>
+  Either.flatMap(
+    Bridge.readMarks(format, part.options, path, messageIndex, blockIndex),
+    (marks): Either.Either<Message.AssistantBlock, ConversionError.DecodeError> => {
+      const detail = Bridge.detailOf(marks.detail)
+      switch (part.type) {
+        case "text":
+          return Either.right(Block.text(part.text, { detail }))
+        case "file":
+          return imageOf(part, detail, path, messageIndex, blockIndex)
+        case "reasoning":
+          return Either.map(
+            signatureOf(marks, part.options, path, messageIndex, blockIndex),
+            (signature) => Block.reasoning(part.text, { signature, detail })
+          )
+        case "tool-call":
+          if (part.providerExecuted) return Either.left(providerExecuted(path, messageIndex, blockIndex, "tool call"))
+          return Either.map(
+            inputOf(part.params, path, messageIndex, blockIndex),
+            (input) => Block.toolCall(part.id, part.name, input, { detail })
+          )
+        case "tool-result":
+          return Either.left(providerExecuted(path, messageIndex, blockIndex, "tool result"))
+      }
+    }
+  )
+
+/** A `Prompt` (or its encoded messages) as a canonical conversation. */
+export const decode = (input: unknown): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+  Either.flatMap(toPrompt(input), (prompt) => {
+    const out = new Bridge.ConversationBuilder()
+    for (let i = 0; i < prompt.content.length; i++) {
+      const message = prompt.content[i]!
+      const path: Path = ["content", i]
+      const marks = Bridge.readMarks(format, message.options, path, i)
+      if (Either.isLeft(marks)) return Either.left(marks.left)
+      const { blockDetail, continues = false, detail, empty } = marks.right
+      const messageDetail = Bridge.detailOf(detail)
+      switch (message.role) {
+        case "system": {
+          const blocks = empty === true && message.content === ""
+            ? []
+            : [Block.text(message.content, { detail: Bridge.detailOf(blockDetail) })]
+          out.push("system", blocks, messageDetail, continues)
+          break
+        }
+        case "user": {
+          const blocks: Array<Message.UserBlock> = []
+          for (let j = 0; j < message.content.length; j++) {
+            const part = message.content[j]!
+            const partPath: Path = [...path, "content", j]
+            const partMarks = Bridge.readMarks(format, part.options, partPath, i, j)
+            if (Either.isLeft(partMarks)) return Either.left(partMarks.left)
+            const partDetail = Bridge.detailOf(partMarks.right.detail)
+            if (part.type === "text") {
+              blocks.push(Block.text(part.text, { detail: partDetail }))
+            } else {
+              const image = imageOf(part, partDetail, partPath, i, j)
+              if (Either.isLeft(image)) return Either.left(image.left)
+              blocks.push(image.right)
+            }
+          }
+          out.push("user", blocks, messageDetail, continues)
+          break
+        }
+        case "tool": {
+          const blocks: Array<Block.ToolResultBlock> = []
+          for (let j = 0; j < message.content.length; j++) {
+            const part = message.content[j]!
+            const partPath: Path = [...path, "content", j]
+            if (part.providerExecuted) return Either.left(providerExecuted(partPath, i, j, "tool result"))
+            const partMarks = Bridge.readMarks(format, part.options, partPath, i, j)
+            if (Either.isLeft(partMarks)) return Either.left(partMarks.left)
+            const content = contentOf(part.result, [...partPath, "result"], i, j)
+            if (Either.isLeft(content)) return Either.left(content.left)
+            blocks.push(
+              Block.toolResult(part.id, content.right, {
+                isError: part.isFailure,
+                detail: Bridge.detailOf(partMarks.right.detail)
+              })
+            )
+          }
+          out.push("user", blocks, messageDetail, continues)
+          break
+        }
+        case "assistant": {
+          const blocks: Array<Message.AssistantBlock> = []
+          for (let j = 0; j < message.content.length; j++) {
+            const block = decodeAssistantPart(message.content[j]!, [...path, "content", j], i, j)
+            if (Either.isLeft(block)) return Either.left(block.left)
+            blocks.push(block.right)
+          }
+          out.push("assistant", blocks, messageDetail, continues)
+          break
+        }
+      }
+    }
+    return Either.right(out.result())
+  })
