@@ -41,14 +41,17 @@
  *
  * @since 0.2.0
  */
+import type * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Toolkit from "@effect/ai/Toolkit"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Client from "./Client.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import type * as Episode from "./Episode.js"
 import * as internalPrompt from "./internal/effectAi/prompt.js"
 import * as internalResponse from "./internal/effectAi/response.js"
 import * as internalToolkit from "./internal/effectAi/toolkit.js"
@@ -251,3 +254,56 @@ export const sessionToolkit: (
  * @since 0.2.0
  */
 export const modelResult: (output: Protocol.ToolOutput) => Json.JsonValue = internalToolkit.modelResult
+
+// -----------------------------------------------------------------------------
+// episodes
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link step}.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface StepOptions extends EncodeOptions {
+  /** Passed to `generateText` (`"auto"` when omitted, the provider's default). */
+  readonly toolChoice?: "auto" | "none" | "required" | undefined
+}
+
+/**
+ * What {@link step} can fail with: the conversation or the tools have no `@effect/ai` form, the
+ * model call failed (`AiError`), or the answer could not be read.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type StepError =
+  | ConversionError.EncodeError
+  | ConversionError.DecodeError
+  | ConversionError.MalformedInput
+  | AiError.AiError
+
+/**
+ * An episode step (`openreward-effect/Episode`) on whatever `LanguageModel` is provided — any
+ * `@effect/ai` provider package: `generateText` with the conversation as the prompt and the
+ * session's tools as a toolkit without handlers (`disableToolCallResolution: true`), so the episode
+ * runner, not the toolkit, runs each call once through the session.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const step = (options?: StepOptions): Episode.Step<StepError, LanguageModel.LanguageModel> => (input) =>
+  Effect.gen(function*() {
+    const prompt = yield* encode(input.conversation, options)
+    const toolkit = yield* makeToolkit(input.tools)
+    // The toolkit needs handlers in context although resolution is off: these are never called.
+    const unreachable = () => Effect.dieMessage("EffectAi.step: tool calls are run by the episode, not the toolkit")
+    const handlers = Object.fromEntries(input.tools.map((t) => [t.name, unreachable]))
+    const response = yield* LanguageModel.generateText({
+      prompt,
+      toolkit,
+      disableToolCallResolution: true,
+      ...(options?.toolChoice === undefined ? {} : { toolChoice: options.toolChoice })
+    }).pipe(Effect.provide(toolkit.toLayer(handlers)))
+    return yield* decodeResponse(response)
+  })
