@@ -45,8 +45,10 @@ import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Toolkit from "@effect/ai/Toolkit"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import type * as Client from "./Client.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
@@ -268,6 +270,8 @@ export const modelResult: (output: Protocol.ToolOutput) => Json.JsonValue = inte
 export interface StepOptions extends EncodeOptions {
   /** Passed to `generateText` (`"auto"` when omitted, the provider's default). */
   readonly toolChoice?: "auto" | "none" | "required" | undefined
+  /** Call `streamText` instead of `generateText` and read the collected parts, deltas included. */
+  readonly stream?: boolean | undefined
 }
 
 /**
@@ -287,7 +291,8 @@ export type StepError =
  * An episode step (`openreward-effect/Episode`) on whatever `LanguageModel` is provided — any
  * `@effect/ai` provider package: `generateText` with the conversation as the prompt and the
  * session's tools as a toolkit without handlers (`disableToolCallResolution: true`), so the episode
- * runner, not the toolkit, runs each call once through the session.
+ * runner, not the toolkit, runs each call once through the session. With `stream: true` it calls
+ * `streamText` and reads the collected parts, which give the turn the whole answer gives.
  *
  * @category constructors
  * @since 0.2.0
@@ -299,11 +304,17 @@ export const step = (options?: StepOptions): Episode.Step<StepError, LanguageMod
     // The toolkit needs handlers in context although resolution is off: these are never called.
     const unreachable = () => Effect.dieMessage("EffectAi.step: tool calls are run by the episode, not the toolkit")
     const handlers = Object.fromEntries(input.tools.map((t) => [t.name, unreachable]))
-    const response = yield* LanguageModel.generateText({
+    const call = {
       prompt,
       toolkit,
       disableToolCallResolution: true,
       ...(options?.toolChoice === undefined ? {} : { toolChoice: options.toolChoice })
-    }).pipe(Effect.provide(toolkit.toLayer(handlers)))
+    } as const
+    const handled = toolkit.toLayer(handlers)
+    const response: ResponseInput = options?.stream === true
+      ? yield* Effect.map(Stream.runCollect(LanguageModel.streamText(call)), Chunk.toReadonlyArray).pipe(
+        Effect.provide(handled)
+      )
+      : yield* LanguageModel.generateText(call).pipe(Effect.provide(handled))
     return yield* decodeResponse(response)
   })

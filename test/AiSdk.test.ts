@@ -337,7 +337,7 @@ const withSession = <A, E>(body: (session: Client.Session) => Effect.Effect<A, E
       const client = yield* Client.Client
       const session = yield* client.environment("support").session({ split: "train", index: 0 })
       return yield* body(session)
-    }).pipe(Effect.provide(Client.layer({ baseUrl })))
+    }).pipe(Effect.scoped, Effect.provide(Client.layer({ baseUrl })))
   }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped)
 
 describe("AiSdk with generateText", () => {

@@ -35,4 +35,20 @@ describe("examples", () => {
       "streaming: Finished after 1 turn(s), tools submit → reward 1"
     ])
   })
+
+  it("agent-effect-ai.ts: @effect/ai-openai through EffectAi.step, one answer and streaming", async () => {
+    const lines = await run("../examples/agent-effect-ai.ts")
+    assert.deepStrictEqual(lines, [
+      "one answer: Finished after 1 turn(s), submit → reward 1",
+      "streaming: Finished after 1 turn(s), submit → reward 1"
+    ])
+  })
+
+  it("agent-ai-sdk.ts: ai with @ai-sdk/openai through AiSdk.step, with the Promise API", async () => {
+    const lines = await run("../examples/agent-ai-sdk.ts")
+    assert.deepStrictEqual(lines, [
+      "one answer: Finished after 1 turn(s), submit → reward 1",
+      "streaming: Finished after 1 turn(s), submit → reward 1"
+    ])
+  })
 })
