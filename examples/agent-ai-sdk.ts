@@ -16,7 +16,7 @@ import { serveExamples } from "./serve.js"
 import * as StandIn from "./standin/openaiChat.js"
 
 const standIn = await StandIn.start({
-  arguments: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
+  toolInput: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
 })
 const served = await serveExamples()
 try {

@@ -21,7 +21,9 @@ const program = Effect.gen(function*() {
   const model = yield* Effect.acquireRelease(
     Effect.promise(() =>
       StandIn.start({
-        input: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
+        toolInput: () => ({
+          answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
+        })
       })
     ),
     (standIn) => Effect.promise(() => standIn.close())

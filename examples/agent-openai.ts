@@ -15,7 +15,7 @@ import { serveExamples } from "./serve.js"
 import * as StandIn from "./standin/openaiChat.js"
 
 const model = await StandIn.start({
-  arguments: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
+  toolInput: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
 })
 const served = await serveExamples()
 try {

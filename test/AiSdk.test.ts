@@ -562,8 +562,8 @@ describe("AiSdk.step", () => {
           const standIn = yield* Effect.acquireRelease(
             Effect.promise(() =>
               api === "chat"
-                ? ChatStandIn.start({ arguments: () => ({ answer: reply }) })
-                : ResponsesStandIn.start({ toolInput: { answer: reply } })
+                ? ChatStandIn.start({ toolInput: () => ({ answer: reply }) })
+                : ResponsesStandIn.start({ toolInput: () => ({ answer: reply }) })
             ),
             (s) => Effect.promise(() => s.close())
           )

@@ -787,7 +787,7 @@ const loop = async (call: (conversation: Conversation.Conversation) => Promise<M
 describe("official SDK clients against the stand-ins", () => {
   for (const stream of [false, true]) {
     it(`openai chat.completions${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await OpenAiStandIn.start({ arguments: () => ({ id: "7" }) })
+      const standIn = await OpenAiStandIn.start({ toolInput: () => ({ id: "7" }) })
       try {
         const client = new OpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "openai-compatible")) as Array<OpenAI.ChatCompletionTool>
@@ -818,7 +818,7 @@ describe("official SDK clients against the stand-ins", () => {
     })
 
     it(`anthropic messages${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await AnthropicStandIn.start({ input: () => ({ id: "7" }) })
+      const standIn = await AnthropicStandIn.start({ toolInput: () => ({ id: "7" }) })
       try {
         const client = new Anthropic({ baseURL: standIn.url, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "anthropic"))
@@ -848,7 +848,7 @@ describe("official SDK clients against the stand-ins", () => {
 
     it(`google generateContent${stream ? " (streaming)" : ""}`, async () => {
       const standIn = await GoogleStandIn.start({
-        args: () => ({ id: "7" }),
+        toolInput: () => ({ id: "7" }),
         answer: (r) => `The tool said: ${JSON.stringify(r)}`
       })
       try {

@@ -54,7 +54,7 @@ const cases: ReadonlyArray<{
 }> = [
   {
     name: "openAiChat",
-    start: () => ChatStandIn.start({ arguments: () => ({ answer: reply }) }),
+    start: () => ChatStandIn.start({ toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openAiChat(new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }), { model: "m" }, {
         stream
@@ -63,7 +63,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "openRouter",
-    start: () => ChatStandIn.start({ arguments: () => ({ answer: reply }) }),
+    start: () => ChatStandIn.start({ toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openRouter(new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }), { model: "m" }, {
         stream
@@ -72,7 +72,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "openAiResponses",
-    start: () => ResponsesStandIn.start({ toolInput: { answer: reply } }),
+    start: () => ResponsesStandIn.start({ toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openAiResponses(
         new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }),
@@ -83,7 +83,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "anthropic",
-    start: () => AnthropicStandIn.start({ input: () => ({ answer: reply }) }),
+    start: () => AnthropicStandIn.start({ toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.anthropic(new Anthropic({ baseURL: url, apiKey: "k", maxRetries: 0 }), {
         model: "m",
@@ -93,7 +93,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "google",
-    start: () => GoogleStandIn.start({ args: () => ({ answer: reply }) }),
+    start: () => GoogleStandIn.start({ toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.google(new GoogleGenAI({ apiKey: "k", httpOptions: { baseUrl: url } }), {
         model: "gemini-2.5-flash",

@@ -261,7 +261,7 @@ describe("the official openai client against the stand-in", () => {
         const { address } = yield* HttpServer.HttpServer
         const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : assert.fail("no port")
         const standIn = yield* Effect.acquireRelease(
-          Effect.promise(() => StandIn.start({ toolInput: { id: "4411" } })),
+          Effect.promise(() => StandIn.start({ toolInput: () => ({ id: "4411" }) })),
           (s) => Effect.promise(() => s.close())
         )
         const openai = new OpenAI({ apiKey: "test", baseURL: `${standIn.url}/v1`, maxRetries: 0 })
