@@ -56,7 +56,6 @@ import * as internalResponse from "./internal/aiSdk/response.js"
 import * as internalStep from "./internal/aiSdk/step.js"
 import type * as Message from "./Message.js"
 import type * as ModelResponse from "./ModelResponse.js"
-import type * as ModelStep from "./ModelStep.js"
 import type * as Protocol from "./Protocol.js"
 
 // -----------------------------------------------------------------------------
@@ -257,17 +256,13 @@ export interface StepOptions extends internalStep.StepOptions {}
 
 /**
  * What {@link step} can fail with: the conversation or the tools have no AI SDK form, the call
- * failed (`ModelStep.ModelCallFailed` with `api: "ai-sdk"` and the HTTP status of an
- * `APICallError`), or the answer could not be read.
+ * failed (`ModelCallFailed` of `openreward-effect/ModelStep`, with `api: "ai-sdk"` and the HTTP
+ * status of an `APICallError`), or the answer could not be read.
  *
  * @category models
  * @since 0.2.0
  */
-export type StepError =
-  | ConversionError.EncodeError
-  | ConversionError.DecodeError
-  | ConversionError.MalformedInput
-  | ModelStep.ModelCallFailed
+export type StepError = internalStep.StepError
 
 /**
  * An episode step on an AI SDK `LanguageModel` (`openai("gpt-4.1")`, `anthropic(...)`, a

@@ -10,6 +10,8 @@
  *   `session.callTool`, so `LanguageModel.generateText({ prompt, toolkit })` with any `@effect/ai`
  *   provider package drives an OpenReward session. {@link makeToolkit} gives the tools without
  *   handlers, for `disableToolCallResolution: true` or handlers of your own.
+ * - {@link step}: the provided `LanguageModel` as an episode step for `openreward-effect/Episode`
+ *   (`generateText`, or `streamText` with `stream: true`).
  *
  * | canonical                    | `Prompt`                                                                  |
  * | ---------------------------- | ------------------------------------------------------------------------- |
