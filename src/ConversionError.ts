@@ -448,6 +448,7 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
   indices: Schema.Array(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.reason}`
@@ -470,6 +471,7 @@ export class NoAnswer extends Schema.TaggedError<NoAnswer>(
   blockReason: Schema.optional(Schema.String),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.reason}`
@@ -491,6 +493,7 @@ export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
   eventIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}${this.reason}`
@@ -541,6 +544,7 @@ export class UnansweredToolCall extends Schema.TaggedError<UnansweredToolCall>(
   toolCallIds: Schema.Array(Schema.String),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `canonical: ${where(this.messageIndex, undefined)}${this.reason}`
