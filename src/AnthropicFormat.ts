@@ -15,7 +15,7 @@
  *   with the tool results moved to the front of their user message, as the API requires.
  *
  * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
- * messages}`, a whole request body (`model`, `max_tokens`, `tools`, ... are ignored) or a bare
+ * messages}`, a whole request body (its request parameters, `model`, `max_tokens`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error) or a bare
  * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
  * `role: "system"` messages; `redacted_thinking` as a reasoning block with empty text, its data as
  * the signature and `detail: {anthropic: {redacted: true}}` (encoded back as `redacted_thinking`).
@@ -63,6 +63,7 @@ import * as ConversionError from "./ConversionError.js"
 import * as Reasoning from "./internal/anthropic/reasoning.js"
 import * as Redacted from "./internal/anthropic/redacted.js"
 import * as Guard from "./internal/guard.js"
+import * as RequestBody from "./internal/requestBody.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
@@ -497,7 +498,8 @@ export const SystemTextBlock = Schema.Struct({
 
 /**
  * A request body as decoding reads it: `system` (a string or text blocks) and `messages`. Every
- * other key (`model`, `max_tokens`, `tools`, `thinking`, ...) is ignored.
+ * request parameter ({@link requestKeys}: `model`, `max_tokens`, `tools`, `thinking`, ...) is ignored; a
+ * key that is neither is a `MalformedInput`.
  *
  * @category schemas
  * @since 0.1.0
@@ -1082,7 +1084,7 @@ export const decodeWithSchema = (
 
 /**
  * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
- * (the reference's output, or a whole request body whose other keys are ignored) or a bare
+ * (the reference's output, or a whole request body whose request parameters are ignored) or a bare
  * `messages` array. A `system` string, or a list of text blocks, becomes one leading system message
  * (none when it is `null`, absent or an empty list).
  *
@@ -1100,11 +1102,58 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
   // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
   // which builds the exact error (docs/performance.md)
-  return Input.total("anthropic", () =>
-    (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
+  return Input.total("anthropic", () => {
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    return (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
       ? convert(input as Request | ReadonlyArray<InputMessage>)
-      : decodeWithSchema(input))
+      : decodeWithSchema(input)
+  })
 }
+
+/**
+ * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
+ * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
+ * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
+ * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
+ * unseen, and an OpenAI body read as Anthropic says so.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: RequestBody.Keys = {
+  conversation: ["system", "messages"],
+  parameters: [
+    "model",
+    "max_tokens",
+    "betas",
+    "cache_control",
+    "container",
+    "context_management",
+    "diagnostics",
+    "inference_geo",
+    "mcp_servers",
+    "metadata",
+    "output_config",
+    "output_format",
+    "service_tier",
+    "speed",
+    "stop_sequences",
+    "stream",
+    "temperature",
+    "thinking",
+    "tool_choice",
+    "tools",
+    "top_k",
+    "top_p",
+    "user_profile_id",
+    "workspace_id"
+  ]
+}
+
+const unknownRequestKey = RequestBody.checker("anthropic", requestKeys)
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.

@@ -886,7 +886,8 @@ describe("GoogleFormat.decode errors", () => {
       error.message,
       "google: malformed input at $: expected a Gemini request ({ contents, system_instruction }) or an array of contents"
     )
-    assert.deepStrictEqual(left(GoogleFormat.decode({ messages: [] })).path, ["contents"])
+    assert.deepStrictEqual(left(GoogleFormat.decode({ messages: [] })).path, ["messages"])
+    assert.deepStrictEqual(left(GoogleFormat.decode({})).path, ["contents"])
   })
 
   it("a mistyped field, with its precise path", () => {

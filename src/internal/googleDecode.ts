@@ -26,6 +26,7 @@ import * as Message from "../Message.js"
 import * as Pairing from "./googlePairing.js"
 import * as Wire from "./googleWire.js"
 import * as Guard from "./guard.js"
+import * as RequestBody from "./requestBody.js"
 import * as Input from "./wireInput.js"
 
 type Path = ReadonlyArray<string | number>
@@ -549,12 +550,18 @@ const isContents = Guard.compile(Wire.Contents, { onExcessProperty: "ignore" })
  * converted as it is; anything else goes through the Schema path below, which reports the error.
  */
 export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> =>
-  Input.total("google", () =>
-    Array.isArray(input)
-      ? isContents(input) ? convert(input as typeof Wire.Contents.Type, undefined) : decodeWithSchema(input)
-      : isRequest(input)
-      ? convert(undefined, input as typeof Wire.Request.Type)
-      : decodeWithSchema(input))
+  Input.total("google", () => {
+    if (Array.isArray(input)) {
+      return isContents(input) ? convert(input as typeof Wire.Contents.Type, undefined) : decodeWithSchema(input)
+    }
+    if (typeof input === "object" && input !== null) {
+      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    return isRequest(input) ? convert(undefined, input as typeof Wire.Request.Type) : decodeWithSchema(input)
+  })
+
+const unknownRequestKey = RequestBody.checker("google", Wire.requestKeys)
 
 /** Decode through the wire schemas: where errors are found (and odd values the guards leave to it). */
 export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {

@@ -19,6 +19,7 @@ import * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Guard from "./guard.js"
 import { dumps } from "./pythonJson.js"
+import * as RequestBody from "./requestBody.js"
 import { maxDepth, tooDeep, total } from "./wireInput.js"
 
 /** The formats that speak Chat Completions. */
@@ -992,6 +993,82 @@ export const decodeWithSchema = (
     : toConversation(format, decoded.right, prefix, options)
 }
 
+/**
+ * The Chat Completions request parameters (`ChatCompletionCreateParams` of the `openai` SDK 6.49, the
+ * deprecated `functions` and `function_call` included): a request body may hold them beside
+ * `messages`; decoding ignores them.
+ */
+const chatParameters = [
+  "model",
+  "audio",
+  "frequency_penalty",
+  "function_call",
+  "functions",
+  "logit_bias",
+  "logprobs",
+  "max_completion_tokens",
+  "max_tokens",
+  "metadata",
+  "modalities",
+  "moderation",
+  "n",
+  "parallel_tool_calls",
+  "prediction",
+  "presence_penalty",
+  "prompt_cache_key",
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "reasoning_effort",
+  "response_format",
+  "safety_identifier",
+  "seed",
+  "service_tier",
+  "stop",
+  "store",
+  "stream",
+  "stream_options",
+  "temperature",
+  "tool_choice",
+  "tools",
+  "top_logprobs",
+  "top_p",
+  "user",
+  "verbosity",
+  "web_search_options"
+]
+
+/** What OpenRouter's chat request adds to OpenAI's (its API reference). */
+const openRouterParameters = [
+  "debug",
+  "image_config",
+  "include_reasoning",
+  "min_p",
+  "models",
+  "plugins",
+  "prompt",
+  "provider",
+  "reasoning",
+  "repetition_penalty",
+  "route",
+  "session_id",
+  "top_a",
+  "top_k",
+  "trace",
+  "transforms",
+  "usage"
+]
+
+/** The keys of a request body, per format: `messages`, and the request parameters decoding ignores. */
+export const requestKeys: { readonly [F in Format]: RequestBody.Keys } = {
+  openai: { conversation: ["messages"], parameters: chatParameters },
+  openrouter: { conversation: ["messages"], parameters: [...chatParameters, ...openRouterParameters] }
+}
+
+const unknownKey = {
+  openai: RequestBody.checker("openai", requestKeys.openai),
+  openrouter: RequestBody.checker("openrouter", requestKeys.openrouter)
+}
+
 /** A Chat Completions message list, or a request body holding one, to canonical messages. */
 export const decode = (
   format: Format,
@@ -1004,6 +1081,10 @@ export const decode = (
       : isRecord(input) && "messages" in input
       ? input["messages"]
       : undefined
+    if (isRecord(input)) {
+      const unknown = unknownKey[format](input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
     // a list the guard passes is converted as it is; anything else, errors included, is the
     // Schema decode's to answer (guard.ts)
     if (Array.isArray(messages) && isMessageList(messages)) {
