@@ -2,7 +2,7 @@ import effectPlugin from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".venv-*/**", "test/vectors/**", "**/*.js", "**/*.mjs", "tmp/**", ".scratch/**", "test/.docs-snippets/**", "cmp.tmp.ts"] },
+  { ignores: ["dist/**", "node_modules/**", ".venv-*/**", "test/vectors/**", "**/*.js", "**/*.mjs", "tmp/**", ".scratch/**", "test/.docs-snippets/**", "docs/api/**", "cmp.tmp.ts"] },
   ...tseslint.configs.recommended,
   {
     plugins: { "@effect": effectPlugin },

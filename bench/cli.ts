@@ -65,6 +65,7 @@ const plain = path.join(cache, "cliPlain.js")
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-bench-cli-"))
 process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }))
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130))
 
 const turnsOf = (i: number) => 1 + ((i * 37) % 40)
 const distinct = Array.from({ length: 40 }, (_, k) => k + 1)
@@ -124,7 +125,10 @@ const directions: Array<Direction> = [
 // -----------------------------------------------------------------------------
 
 interface Run {
+  /** Elapsed (wall-clock) seconds. */
   readonly seconds: number
+  /** CPU seconds (user + system): what the run costs, less sensitive than elapsed time to a busy machine. */
+  readonly cpu: number
   readonly maxRssMb: number
   readonly code: number
   readonly hash: string
@@ -134,7 +138,7 @@ interface Run {
 const measure = (command: ReadonlyArray<string>, hashOutput: boolean): Promise<Run> =>
   new Promise((resolve, reject) => {
     const timing = path.join(dir, "time.txt")
-    const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", timing, ...command], {
+    const child = spawn("/usr/bin/time", ["-f", "%e %U %S %M", "-o", timing, ...command], {
       cwd: root,
       stdio: ["ignore", hashOutput ? "pipe" : fs.openSync("/dev/null", "w"), "pipe"]
     })
@@ -144,9 +148,17 @@ const measure = (command: ReadonlyArray<string>, hashOutput: boolean): Promise<R
     child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
     child.on("error", reject)
     child.on("close", (code) => {
-      const [seconds, kb] = fs.readFileSync(timing, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number)
+      const [seconds, user, system, kb] = fs.readFileSync(timing, "utf8").trim().split("\n").at(-1)!.split(" ").map(
+        Number
+      )
       if (code !== 0) return reject(new Error(`${command.join(" ")} exited ${code}: ${stderr.slice(0, 2000)}`))
-      resolve({ seconds: seconds!, maxRssMb: kb! / 1024, code: code ?? -1, hash: hashOutput ? hash.digest("hex") : "" })
+      resolve({
+        seconds: seconds!,
+        cpu: user! + system!,
+        maxRssMb: kb! / 1024,
+        code: code ?? -1,
+        hash: hashOutput ? hash.digest("hex") : ""
+      })
     })
   })
 
@@ -170,6 +182,7 @@ const argsOf = (d: Direction) => ["--from", d.from, "--to", d.to, d.file]
 const name = (d: Direction) => d.from === "canonical" ? `--to ${d.to}` : `--from ${d.from} --to canonical`
 
 const main = async () => {
+  if (argv.includes("--startup-only")) directions.length = 0
   process.stderr.write("checking that every direction writes the hand-written converter's output ...\n")
   for (const d of directions) {
     const [hand, ours] = [
@@ -187,10 +200,17 @@ const main = async () => {
       for (const v of variants) results.get(v)!.push(await measure(command(v, argsOf(d)), false))
     }
     const seconds = (v: Variant) => median(results.get(v)!.map((x) => x.seconds))
+    const cpu = (v: Variant) => median(results.get(v)!.map((x) => x.cpu))
     const rss = (v: Variant) => Math.max(...results.get(v)!.map((x) => x.maxRssMb))
     const cells = variants.map((v) =>
-      `${(size / seconds(v)).toFixed(1)} MB/s, ${seconds(v).toFixed(2)} s, ${rss(v).toFixed(0)} MB` +
-      (v === "hand-written" ? "" : ` (**${(seconds("hand-written") / seconds(v)).toFixed(2)}x**)`)
+      `${(size / seconds(v)).toFixed(1)} MB/s, ${seconds(v).toFixed(1)} s (${cpu(v).toFixed(1)} s CPU), ${
+        rss(v).toFixed(0)
+      } MB` +
+      (v === "hand-written" ?
+        "" :
+        ` (**${(seconds("hand-written") / seconds(v)).toFixed(2)}x**, CPU ${
+          (cpu("hand-written") / cpu(v)).toFixed(2)
+        }x)`)
     )
     const row = `| \`${name(d)}\` | ${size.toFixed(0)} MB | ${cells.join(" | ")} |`
     rows.push(row)
@@ -218,18 +238,65 @@ const main = async () => {
     const hand: Array<number> = []
     const ours: Array<number> = []
     const npm: Array<number> = []
+    const handCpu: Array<number> = []
+    const oursCpu: Array<number> = []
     let rss = 0
     for (let r = 0; r < startupRuns; r++) {
-      hand.push((await measure([process.execPath, plain, ...handArgs], false)).seconds)
+      const handRun = await measure([process.execPath, plain, ...handArgs], false)
+      hand.push(handRun.seconds)
+      handCpu.push(handRun.cpu)
       const run = await measure([process.execPath, cli, ...ourArgs], false)
       ours.push(run.seconds)
+      oursCpu.push(run.cpu)
       rss = Math.max(rss, run.maxRssMb)
       if (withNpm) npm.push((await measure(["npm", "run", "-s", "cli", "--", ...ourArgs], false)).seconds)
     }
-    const row = `| ${what} | ${median(hand).toFixed(2)} s | ${median(ours).toFixed(2)} s (**${
-      (median(ours) / median(hand)).toFixed(1)
-    }x**), ${rss.toFixed(0)} MB | ${withNpm ? `${median(npm).toFixed(2)} s` : "-"} |`
+    const row = `| ${what} | ${median(hand).toFixed(2)} s (${median(handCpu).toFixed(2)} s CPU) | ${
+      median(ours).toFixed(2)
+    } s (${median(oursCpu).toFixed(2)} s CPU): **${(median(ours) / median(hand)).toFixed(1)}x**, CPU ${
+      (median(oursCpu) / median(handCpu)).toFixed(1)
+    }x, ${rss.toFixed(0)} MB | ${withNpm ? `${median(npm).toFixed(2)} s` : "-"} |`
     startup.push(row)
+    process.stderr.write(row + "\n")
+  }
+
+  // what loading costs: a process that imports one module and exits
+  const imports: Array<string> = []
+  // CPU time (user + system) of the import alone, measured inside a fresh process for each run
+  const importCost = async (specifier: string) => {
+    const times: Array<number> = []
+    const script = `const c = process.cpuUsage(); await import(${
+      JSON.stringify(specifier)
+    }); const d = process.cpuUsage(c); console.log((d.user + d.system) / 1e6)`
+    for (let r = 0; r < startupRuns; r++) {
+      times.push(
+        Number(execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root }).toString())
+      )
+    }
+    return median(times)
+  }
+  const bare = median(
+    await Promise.all(
+      Array.from({ length: startupRuns }, async () => (await measure([process.execPath, "-e", "0"], false)).cpu)
+    )
+  )
+  for (
+    const [what, specifier] of [
+      ["`effect/Effect`", "effect/Effect"],
+      ["`effect/Schema`", "effect/Schema"],
+      ["`@effect/cli/Command` (what the CLI used to load first)", "@effect/cli/Command"],
+      ["`dist/internal/cli/args.js` (`--help`, usage errors)", path.join(root, "dist/internal/cli/args.js")],
+      ["`dist/Conversation.js` (`--to canonical`)", path.join(root, "dist/Conversation.js")],
+      ["`dist/OpenAiFormat.js` (`--to openai`)", path.join(root, "dist/OpenAiFormat.js")],
+      ["`dist/Format.js` (every format)", path.join(root, "dist/Format.js")],
+      ["`dist/index.js` (the library's index)", path.join(root, "dist/index.js")],
+      ["`dist/internal/cli/serve.js` (`serve`: server, platform-node)", path.join(root, "dist/internal/cli/serve.js")]
+    ] as const
+  ) {
+    const url = specifier.startsWith("/") ? `file://${specifier}` : specifier
+    const cost = await importCost(url).catch(() => NaN)
+    const row = `| ${what} | ${Number.isNaN(cost) ? "not installed" : `${cost.toFixed(2)} s`} |`
+    imports.push(row)
     process.stderr.write(row + "\n")
   }
 
@@ -268,6 +335,10 @@ const main = async () => {
       "| start-up (median) | hand-written | compiled | npm run cli |",
       "| --- | --- | --- | --- |",
       ...startup,
+      "",
+      `| import (CPU time of the import, median; a whole bare \`node -e 0\`: ${bare.toFixed(2)} s) | cost |`,
+      "| --- | --- |",
+      ...imports,
       ...(big === "" ? [] : ["", "| peak RSS | hand-written | compiled |", "| --- | --- | --- |", big])
     ].join("\n")
   )

@@ -79,7 +79,7 @@ for (const m of modules) {
     require.resolve(`openreward-effect/${m}`)
   } catch (e) {
     // A sub-path module may need a peer this project did not install; that must be the only reason.
-    if (e.code !== "ERR_MODULE_NOT_FOUND" || !/Cannot find package '@/.test(e.message)) throw e
+    if (e.code !== "ERR_MODULE_NOT_FOUND" || !/Cannot find package '/.test(e.message)) throw e
     platformOnly.push(m)
   }
 }
@@ -96,16 +96,22 @@ if (!platformOnly.includes("Server") || !platformOnly.includes("Client")) throw 
 JS
 node exports.mjs
 
-echo "== the CLI without the platform peers says what to install"
-if npx --no-install openreward-effect --help > cli.out 2>&1; then echo "expected a failure"; exit 1; fi
-grep -q "npm install @effect/cli @effect/platform @effect/platform-node @effect/experimental" cli.out || { cat cli.out; exit 1; }
+echo "== the CLI without the platform peers: convert works, serve says what to install"
+npx --no-install openreward-effect --help > help.txt
+grep -q "convert" help.txt || { cat help.txt; exit 1; }
+echo '[{"role":"user","blocks":[{"type":"text","text":"Hi"}]}]' > hi.json
+npx --no-install openreward-effect convert --to openai hi.json > hi.openai.json
+node -e 'require("assert").deepStrictEqual(JSON.parse(require("fs").readFileSync("hi.openai.json", "utf8")), [{ role: "user", content: "Hi" }])'
+echo 'export const environments = []' > env.mjs
+if npx --no-install openreward-effect serve env.mjs > cli.out 2>&1; then echo "expected serve to fail without its peers"; exit 1; fi
+grep -q "npm install @effect/platform @effect/platform-node @effect/experimental" cli.out || { cat cli.out; exit 1; }
 
 echo "== the CLI, with the platform peers"
 cli="$work/cli"
 mkdir -p "$cli"
 cd "$cli"
 echo '{ "name": "cli", "private": true, "type": "module" }' > package.json
-npm_install "$tarball" "effect@$(version_of effect)" "@effect/cli@$(version_of @effect/cli)" \
+npm_install "$tarball" "effect@$(version_of effect)" \
   "@effect/platform@$(version_of @effect/platform)" \
   "@effect/platform-node@$(version_of @effect/platform-node)" "@effect/experimental@$(version_of @effect/experimental)"
 npx --no-install openreward-effect --help > help.txt

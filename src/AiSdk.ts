@@ -9,6 +9,8 @@
  * - {@link tools} / {@link sessionTools}: an environment's tools as AI SDK `tool()`s whose input
  *   schema is the server's JSON Schema (`jsonSchema(...)`), without `execute` (the calls come back
  *   in `result.toolCalls` for the harness to run) or with an `execute` that calls the session.
+ * - {@link step}: a `LanguageModel` (any `@ai-sdk/*` provider) as an episode step for
+ *   `openreward-effect/Episode`.
  *
  * | canonical      | `ModelMessage`                                                                   |
  * | -------------- | -------------------------------------------------------------------------------- |
@@ -31,15 +33,16 @@
  *    trip of the messages (they are plain JSON).
  * 3. `decode` never throws; messages not written by this library decode message by message (a
  *    `tool` message is a user turn of tool results), and what canonical content cannot hold is an
- *    error: image URLs, files other than images, images without a media type, redacted reasoning,
+ *    error: image URLs, files other than images, images without a media type,
  *    provider-executed tools, tool approvals, denied executions, tool input that is not a JSON
  *    object. A `json` / `error-json` output that is not canonical blocks becomes one text block of
  *    its JSON text; a tool result's `toolName` and provider options other than the reasoning
- *    signature are not kept.
+ *    signature are not kept. Anthropic's redacted thinking (`providerOptions.anthropic.redactedData`)
+ *    reads as the library's canonical form of it and is written back as `redactedData`.
  *
  * @since 0.2.0
  */
-import type { ModelMessage, ToolResultPart } from "ai"
+import type { LanguageModel, ModelMessage, ToolResultPart } from "ai"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Block from "./Block.js"
@@ -47,8 +50,10 @@ import type * as Client from "./Client.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import type * as Episode from "./Episode.js"
 import * as internalMessages from "./internal/aiSdk/messages.js"
 import * as internalResponse from "./internal/aiSdk/response.js"
+import * as internalStep from "./internal/aiSdk/step.js"
 import type * as Message from "./Message.js"
 import type * as ModelResponse from "./ModelResponse.js"
 import type * as Protocol from "./Protocol.js"
@@ -233,3 +238,42 @@ export const toolOutputs: (result: {
  * @since 0.2.0
  */
 export const modelOutput: (output: Protocol.ToolOutput) => ToolResultPart["output"] = internalResponse.modelOutput
+
+// -----------------------------------------------------------------------------
+// episodes
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link step}: where reasoning signatures go ({@link EncodeOptions}), the AI SDK's call
+ * settings (`maxOutputTokens`, `temperature`, `maxRetries`, `headers`, ...; the abort signal is the
+ * episode's), `toolChoice`, `providerOptions`, `allowSystemInMessages` (`true` unless set: the
+ * system turns are the environment's), and `stream` to call `streamText` instead of `generateText`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface StepOptions extends internalStep.StepOptions {}
+
+/**
+ * What {@link step} can fail with: the conversation or the tools have no AI SDK form, the call
+ * failed (`ModelCallFailed` of `openreward-effect/ModelStep`, with `api: "ai-sdk"` and the HTTP
+ * status of an `APICallError`), or the answer could not be read.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type StepError = internalStep.StepError
+
+/**
+ * An episode step on an AI SDK `LanguageModel` (`openai("gpt-4.1")`, `anthropic(...)`, a
+ * `MockLanguageModelV3`, ...): one `generateText` call (`streamText` with `stream: true`) with the
+ * conversation as `messages` ({@link encode}) and the session's tools without `execute`
+ * ({@link tools}), so the calls come back unresolved and the episode runner runs each one once
+ * through the session. The answer is read with {@link decodeResponse}; a tool result the AI SDK
+ * wrote itself (for a call of a tool it does not know) is not part of the step's answer: the episode
+ * sends that call to the server, which refuses it, and the model sees why.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const step: (model: LanguageModel, options?: StepOptions) => Episode.Step<StepError> = internalStep.step

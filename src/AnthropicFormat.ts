@@ -15,7 +15,7 @@
  *   with the tool results moved to the front of their user message, as the API requires.
  *
  * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
- * messages}`, a whole request body (`model`, `max_tokens`, `tools`, ... are ignored) or a bare
+ * messages}`, a whole request body (its request parameters, `model`, `max_tokens`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error) or a bare
  * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
  * `role: "system"` messages; `redacted_thinking` as a reasoning block with empty text, its data as
  * the signature and `detail: {anthropic: {redacted: true}}` (encoded back as `redacted_thinking`).
@@ -34,13 +34,21 @@
  *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
  *   Message.user([Block.text("Thanks."), Block.toolResult("tc_1", "stalled at hub")])
  * ])
- * assert.deepStrictEqual(Either.getOrThrow(wire).messages[2], {
- *   role: "user",
+ * console.dir(Either.getOrThrow(wire).messages[2], { depth: null })
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'user',
  *   content: [
- *     { type: "tool_result", tool_use_id: "tc_1", content: [{ type: "text", text: "stalled at hub" }] },
- *     { type: "text", text: "Thanks." }
+ *     {
+ *       type: 'tool_result',
+ *       tool_use_id: 'tc_1',
+ *       content: [ { type: 'text', text: 'stalled at hub' } ]
+ *     },
+ *     { type: 'text', text: 'Thanks.' }
  *   ]
- * })
+ * }
  * ```
  *
  * @since 0.1.0
@@ -54,7 +62,8 @@ import * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
 import * as Reasoning from "./internal/anthropic/reasoning.js"
 import * as Redacted from "./internal/anthropic/redacted.js"
-import * as AnthropicDecode from "./internal/anthropicDecode.js"
+import * as Guard from "./internal/guard.js"
+import * as RequestBody from "./internal/requestBody.js"
 import * as Input from "./internal/wireInput.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
@@ -489,7 +498,8 @@ export const SystemTextBlock = Schema.Struct({
 
 /**
  * A request body as decoding reads it: `system` (a string or text blocks) and `messages`. Every
- * other key (`model`, `max_tokens`, `tools`, `thinking`, ...) is ignored.
+ * request parameter ({@link requestKeys}: `model`, `max_tokens`, `tools`, `thinking`, ...) is ignored; a
+ * key that is neither is a `MalformedInput`.
  *
  * @category schemas
  * @since 0.1.0
@@ -799,34 +809,67 @@ const decodeMessageArray = Schema.decodeUnknownEither(Schema.Array(InputMessage)
 
 const canonicalBlocks = "text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
 
+// Where a block sits: its message and block index, and the prefix of the messages array in the
+// input. Paths are built only for an error.
+// One cursor per message, moved from block to block: an error copies what it needs at once.
 interface Where {
-  readonly path: ConversionError.Path
+  readonly prefix: ConversionError.Path
   readonly messageIndex: number
-  readonly blockIndex: number
+  blockIndex: number
 }
 
-const unsupported = (where: Where, contentType: string, reason: string, path: ConversionError.Path = where.path) =>
-  Either.left(
-    new ConversionError.UnsupportedContent({
-      format: name,
-      path,
-      messageIndex: where.messageIndex,
-      blockIndex: where.blockIndex,
-      contentType,
-      reason
-    })
-  )
+type Failed = ConversionError.UnsupportedContent
+
+const failed = (u: object): u is Failed => u instanceof ConversionError.UnsupportedContent
+
+const blockPath = (where: Where): ConversionError.Path => [
+  ...where.prefix,
+  where.messageIndex,
+  "content",
+  where.blockIndex
+]
+
+const unsupported = (
+  where: Where,
+  contentType: string,
+  reason: string,
+  path: ConversionError.Path = blockPath(where)
+) =>
+  new ConversionError.UnsupportedContent({
+    format: name,
+    path,
+    messageIndex: where.messageIndex,
+    blockIndex: where.blockIndex,
+    contentType,
+    reason
+  })
 
 type InputContent = typeof InputTextBlock.Type | typeof InputImageBlock.Type
 
-// Guards from the schemas that let the block through, so the two cannot disagree.
-const isOtherBlock = Schema.is(OtherBlock)
-const isOtherContent = Schema.is(OtherToolResultContent)
+// A decoded block of no type this format reads is the `OtherBlock` member: its `type` is none of
+// the other members' tags, which the schema's own filter (`otherThan`) says.
+const knownBlockTypes: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "thinking",
+  "redacted_thinking",
+  "tool_use",
+  "tool_result"
+])
+const isOtherBlock = (block: InputBlock): block is typeof OtherBlock.Type => !knownBlockTypes.has(block.type)
+const isOtherContent = (
+  block: InputToolResultBlock["content"] extends infer C ? C extends ReadonlyArray<infer B> ? B : never : never
+): block is typeof OtherToolResultContent.Type => block.type !== "text" && block.type !== "image"
 
+const contentPath = (where: Where, inner: number | undefined, key: string): ConversionError.Path =>
+  inner === undefined ? [...blockPath(where), key] : [...blockPath(where), "content", inner, key]
+
+// `inner` is the index of the content inside a tool result, when the block is one
 const decodeContent = (
   block: InputContent,
-  where: Where
-): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  where: Where,
+  inner?: number
+): Block.ContentBlock | Failed => {
   switch (block.type) {
     case "text":
       return block.citations !== undefined && block.citations !== null && block.citations.length > 0
@@ -834,27 +877,27 @@ const decodeContent = (
           where,
           "citations",
           "a canonical text block has no place for its sources; strip them to keep the text alone",
-          [...where.path, "citations"]
+          contentPath(where, inner, "citations")
         )
-        : Either.right(Block.text(block.text))
+        : Block.text(block.text)
     case "image": {
       const source = block.source
       switch (source.type) {
         case "base64":
-          return Either.right(Block.image(source.data, source.media_type))
+          return Block.image(source.data, source.media_type)
         case "url":
           return unsupported(
             where,
             "url image source",
             "canonical images carry base64 data; fetch the image and send it as a base64 source",
-            [...where.path, "source"]
+            contentPath(where, inner, "source")
           )
         case "file":
           return unsupported(
             where,
             "file image source",
             "canonical images carry base64 data; download the file and send it as a base64 source",
-            [...where.path, "source"]
+            contentPath(where, inner, "source")
           )
         default:
           return absurd(source)
@@ -868,34 +911,35 @@ const decodeContent = (
 const decodeToolResult = (
   block: InputToolResultBlock,
   where: Where
-): Either.Either<Block.ToolResultBlock, ConversionError.UnsupportedContent> => {
-  const inner: Array<Block.ContentBlock> = []
+): Block.ToolResultBlock | Failed => {
   const content = block.content ?? []
+  let inner: Array<Block.ContentBlock>
   if (typeof content === "string") {
-    inner.push(Block.text(content))
+    inner = [Block.text(content)]
   } else {
-    for (const [k, item] of content.entries()) {
-      const path = [...where.path, "content", k]
+    inner = new Array(content.length)
+    for (let k = 0; k < content.length; k++) {
+      const item = content[k]!
       if (isOtherContent(item)) {
         return unsupported(
           where,
           item.type,
           "a canonical tool result holds only text and image content",
-          path
+          [...blockPath(where), "content", k]
         )
       }
-      const decoded = decodeContent(item, { ...where, path })
-      if (Either.isLeft(decoded)) return Either.left(decoded.left)
-      inner.push(decoded.right)
+      const decoded = decodeContent(item, where, k)
+      if (failed(decoded)) return decoded
+      inner[k] = decoded
     }
   }
-  return Either.right(Block.toolResult(block.tool_use_id, inner, { isError: block.is_error ?? false }))
+  return Block.toolResult(block.tool_use_id, inner, { isError: block.is_error ?? false })
 }
 
 const decodeBlock = (
   block: InputBlock,
   where: Where
-): Either.Either<Block.Block, ConversionError.UnsupportedContent> => {
+): Block.Block | Failed => {
   if (isOtherBlock(block)) {
     return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
   }
@@ -904,11 +948,12 @@ const decodeBlock = (
     case "image":
       return decodeContent(block, where)
     case "thinking":
-      return Either.right(Block.reasoning(block.thinking, { signature: block.signature ?? null }))
+      return Block.reasoning(block.thinking, { signature: block.signature ?? null })
     case "redacted_thinking":
-      return Either.right(Redacted.block(block.data))
+      return Redacted.block(block.data)
     case "tool_use":
-      return Either.right(Block.toolCall(block.id, block.name, block.input))
+      // a copy, so that the conversation shares no mutable object with the input
+      return Block.toolCall(block.id, block.name, Guard.copyJsonObject(block.input))
     case "tool_result":
       return decodeToolResult(block, where)
     default:
@@ -916,63 +961,46 @@ const decodeBlock = (
   }
 }
 
-const isSystemBlock = (block: Block.Block): block is Message.SystemBlock => Message.isAllowed("system", block.type)
-const isUserBlock = (block: Block.Block): block is Message.UserBlock => Message.isAllowed("user", block.type)
-const isAssistantBlock = (block: Block.Block): block is Message.AssistantBlock =>
-  Message.isAllowed("assistant", block.type)
-
-const placed = <B extends Block.Block>(
-  blocks: ReadonlyArray<Block.Block>,
-  isAllowed: (block: Block.Block) => block is B,
-  role: Message.Role,
-  messageIndex: number,
-  at: ConversionError.Path
-): Either.Either<Array<B>, ConversionError.MisplacedBlock> => {
-  const out: Array<B> = []
-  for (const [blockIndex, block] of blocks.entries()) {
-    if (!isAllowed(block)) {
-      return Either.left(
-        new ConversionError.MisplacedBlock({
-          format: "anthropic",
-          path: [...at, blockIndex],
-          messageIndex,
-          blockIndex,
-          role,
-          blockType: block.type
-        })
-      )
-    }
-    out.push(block)
-  }
-  return Either.right(out)
-}
+const withBlocks = (role: Message.Role, blocks: ReadonlyArray<Block.Block>): Message.Message =>
+  role === "system"
+    ? Message.system(blocks as ReadonlyArray<Message.SystemBlock>)
+    : role === "user"
+    ? Message.user(blocks as ReadonlyArray<Message.UserBlock>)
+    : Message.assistant(blocks as ReadonlyArray<Message.AssistantBlock>)
 
 const decodeMessage = (
   message: InputMessage,
   messageIndex: number,
   prefix: ConversionError.Path
 ): Either.Either<Message.Message, ConversionError.DecodeError> => {
-  const at = [...prefix, messageIndex, "content"]
-  const blocks: Array<Block.Block> = []
-  if (typeof message.content === "string") {
-    blocks.push(Block.text(message.content))
-  } else {
-    for (const [blockIndex, block] of message.content.entries()) {
-      const decoded = decodeBlock(block, { path: [...at, blockIndex], messageIndex, blockIndex })
-      if (Either.isLeft(decoded)) return Either.left(decoded.left)
-      blocks.push(decoded.right)
+  const role = message.role
+  const content = message.content
+  if (typeof content === "string") return Either.right(withBlocks(role, [Block.text(content)]))
+  const blocks: Array<Block.Block> = new Array(content.length)
+  const where: Where = { prefix, messageIndex, blockIndex: 0 }
+  for (let blockIndex = 0; blockIndex < content.length; blockIndex++) {
+    where.blockIndex = blockIndex
+    const decoded = decodeBlock(content[blockIndex]!, where)
+    if (failed(decoded)) return Either.left(decoded)
+    blocks[blockIndex] = decoded
+  }
+  // placement after every block decoded: content with no canonical form is reported first
+  for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
+    const type = blocks[blockIndex]!.type
+    if (!Message.isAllowed(role, type)) {
+      return Either.left(
+        new ConversionError.MisplacedBlock({
+          format: "anthropic",
+          path: [...prefix, messageIndex, "content", blockIndex],
+          messageIndex,
+          blockIndex,
+          role,
+          blockType: type
+        })
+      )
     }
   }
-  switch (message.role) {
-    case "system":
-      return Either.map(placed(blocks, isSystemBlock, "system", messageIndex, at), (b) => Message.system(b))
-    case "user":
-      return Either.map(placed(blocks, isUserBlock, "user", messageIndex, at), (b) => Message.user(b))
-    case "assistant":
-      return Either.map(placed(blocks, isAssistantBlock, "assistant", messageIndex, at), (b) => Message.assistant(b))
-    default:
-      return absurd(message.role)
-  }
+  return Either.right(withBlocks(role, blocks))
 }
 
 const decodeMessages = (
@@ -980,20 +1008,40 @@ const decodeMessages = (
   prefix: ConversionError.Path,
   out: Array<Message.Message>
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
-  for (const [i, message] of messages.entries()) {
-    const decoded = decodeMessage(message, i, prefix)
+  for (let i = 0; i < messages.length; i++) {
+    const decoded = decodeMessage(messages[i]!, i, prefix)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     out.push(decoded.right)
   }
   return Either.right(out)
 }
 
+// what decoding reads, compiled to guards once (src/internal/guard.ts)
+const isRequest = Guard.compile(Request, { onExcessProperty: "ignore" })
+const isMessageArray = Guard.compile(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
+
+// the conversion of a request body or messages array that decodes
+const convert = (
+  input: Request | ReadonlyArray<InputMessage>
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+  if (isArray(input)) return decodeMessages(input, [], [])
+  const { messages, system } = input
+  const out: Array<Message.Message> = []
+  if (typeof system === "string") out.push(Message.system(system))
+  else if (system !== undefined && system !== null && system.length > 0) {
+    out.push(Message.system(system.map((block) => Block.text(block.text))))
+  }
+  return decodeMessages(messages, ["messages"], out)
+}
+
+const isArray = (u: unknown): u is ReadonlyArray<any> => Array.isArray(u)
+
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * {@link decode} without its fast path: the Schema decode of the whole input, then the conversion.
- * Every failure is reported from here.
+ * {@link decode} without its guard: the Schema decode of the whole input, then the conversion. Every
+ * malformed input is reported from here.
  *
  * @internal
  */
@@ -1019,7 +1067,7 @@ export const decodeWithSchema = (
     const messages = decodeMessageArray(input)
     return Either.isLeft(messages)
       ? Either.left(Input.malformed(messages.left, name, locator))
-      : decodeMessages(messages.right, [], [])
+      : convert(messages.right)
   }
   if (!isRecord(input)) {
     return Either.left(
@@ -1031,21 +1079,12 @@ export const decodeWithSchema = (
     )
   }
   const request = decodeRequest(input)
-  if (Either.isLeft(request)) {
-    return Either.left(Input.malformed(request.left, name, locator))
-  }
-  const { messages, system } = request.right
-  const out: Array<Message.Message> = []
-  if (typeof system === "string") out.push(Message.system(system))
-  else if (system !== undefined && system !== null && system.length > 0) {
-    out.push(Message.system(system.map((block) => Block.text(block.text))))
-  }
-  return decodeMessages(messages, ["messages"], out)
+  return Either.isLeft(request) ? Either.left(Input.malformed(request.left, name, locator)) : convert(request.right)
 }
 
 /**
  * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
- * (the reference's output, or a whole request body whose other keys are ignored) or a bare
+ * (the reference's output, or a whole request body whose request parameters are ignored) or a bare
  * `messages` array. A `system` string, or a list of text blocks, becomes one leading system message
  * (none when it is `null`, absent or an empty list).
  *
@@ -1061,13 +1100,60 @@ export const decode = (
   input: unknown,
   _options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
-  // the plain walk answers the common case, a transcript that decodes (docs/performance.md, "What
-  // changed", decoders); anything else, errors included, is the Schema decoder's to answer
+  // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
+  // which builds the exact error (docs/performance.md)
   return Input.total("anthropic", () => {
-    const conversation = AnthropicDecode.decode(input)
-    return conversation === undefined ? decodeWithSchema(input) : Either.right(conversation)
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    return (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
+      ? convert(input as Request | ReadonlyArray<InputMessage>)
+      : decodeWithSchema(input)
   })
 }
+
+/**
+ * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
+ * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
+ * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
+ * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
+ * unseen, and an OpenAI body read as Anthropic says so.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: RequestBody.Keys = {
+  conversation: ["system", "messages"],
+  parameters: [
+    "model",
+    "max_tokens",
+    "betas",
+    "cache_control",
+    "container",
+    "context_management",
+    "diagnostics",
+    "inference_geo",
+    "mcp_servers",
+    "metadata",
+    "output_config",
+    "output_format",
+    "service_tier",
+    "speed",
+    "stop_sequences",
+    "stream",
+    "temperature",
+    "thinking",
+    "tool_choice",
+    "tools",
+    "top_k",
+    "top_p",
+    "user_profile_id",
+    "workspace_id"
+  ]
+}
+
+const unknownRequestKey = RequestBody.checker("anthropic", requestKeys)
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.

@@ -5,7 +5,9 @@
  * (Python, `openreward` 0.1.167) emits: the same field names (`mimeType`, `tool_call_id`,
  * `is_error`), the same defaults (`detail: null`, `signature: null`, `is_error: false`) and the same
  * key order (data fields, then `detail`, then `type`). Decoding accepts input that omits the
- * defaulted fields and rejects unknown keys, like the reference's pydantic models (`extra="forbid"`).
+ * defaulted fields and rejects unknown keys, like the reference's pydantic models (`extra="forbid"`):
+ * the schemas say so themselves (a `parseOptions` annotation), so any Schema decode of them, whatever
+ * its options, rejects a block with a key it does not declare.
  *
  * | block         | wire `type`   | lives in             |
  * | ------------- | ------------- | -------------------- |
@@ -34,6 +36,10 @@
 import * as Schema from "effect/Schema"
 import * as Json from "./Json.js"
 
+// Unknown keys are errors in every reading of these schemas, as in the reference's pydantic models
+// (`extra="forbid"`): `Schema.decodeUnknownEither(Block)` agrees with `Conversation.decode`.
+const exact = { onExcessProperty: "error" } as const
+
 const detail = Schema.optionalWith(Schema.NullOr(Json.JsonObject), { default: () => null, exact: true })
 
 /**
@@ -46,7 +52,7 @@ export const TextBlock = Schema.Struct({
   text: Schema.String,
   detail,
   type: Schema.tag("text")
-}).annotations({ identifier: "TextBlock" })
+}).annotations({ identifier: "TextBlock", parseOptions: exact })
 
 /**
  * @category models
@@ -65,7 +71,7 @@ export const ImageBlock = Schema.Struct({
   mimeType: Schema.String,
   detail,
   type: Schema.tag("image")
-}).annotations({ identifier: "ImageBlock" })
+}).annotations({ identifier: "ImageBlock", parseOptions: exact })
 
 /**
  * @category models
@@ -85,7 +91,7 @@ export const ReasoningBlock = Schema.Struct({
   signature: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null, exact: true }),
   detail,
   type: Schema.tag("reasoning")
-}).annotations({ identifier: "ReasoningBlock" })
+}).annotations({ identifier: "ReasoningBlock", parseOptions: exact })
 
 /**
  * @category models
@@ -106,7 +112,7 @@ export const ToolCallBlock = Schema.Struct({
   input: Json.JsonObject,
   detail,
   type: Schema.tag("tool_call")
-}).annotations({ identifier: "ToolCallBlock" })
+}).annotations({ identifier: "ToolCallBlock", parseOptions: exact })
 
 /**
  * @category models
@@ -140,7 +146,7 @@ export const ToolResultBlock = Schema.Struct({
   is_error: Schema.optionalWith(Schema.Boolean, { default: () => false, exact: true }),
   detail,
   type: Schema.tag("tool_result")
-}).annotations({ identifier: "ToolResultBlock" })
+}).annotations({ identifier: "ToolResultBlock", parseOptions: exact })
 
 /**
  * @category models

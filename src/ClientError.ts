@@ -71,6 +71,7 @@ export class HttpError extends Schema.TaggedError<HttpError>("openreward-effect/
   status: Schema.Number,
   detail: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.method} ${this.url}: HTTP ${this.status}: ${this.detail}`
@@ -93,6 +94,7 @@ export class TransportError extends Schema.TaggedError<TransportError>(
   reason: Schema.String,
   retries: Schema.Number
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     const retried = this.retries === 0 ? "" : ` (after ${this.retries} ${this.retries === 1 ? "retry" : "retries"})`
@@ -115,6 +117,7 @@ export class MalformedResponse extends Schema.TaggedError<MalformedResponse>(
   path: ConversionError.Path,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     const at = this.path.length === 0 ? "" : ` at ${JSON.stringify(this.path)}`
@@ -159,6 +162,7 @@ export class ToolCallError extends Schema.TaggedError<ToolCallError>("openreward
     detail: Schema.String
   }
 ) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `tool ${JSON.stringify(this.tool)}: ${this.reason}: ${this.detail}`
@@ -181,6 +185,7 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>("openreward-effec
     detail: Schema.String
   }
 ) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `tool ${JSON.stringify(this.tool)} failed (sid=${this.sid}): ${this.detail}`
@@ -200,6 +205,7 @@ export class SessionTerminated extends Schema.TaggedError<SessionTerminated>(
   sid: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `environment session terminated (sid=${this.sid}): ${this.reason}`
@@ -218,6 +224,7 @@ export class ConversionFailed extends Schema.TaggedError<ConversionFailed>(
 )("ConversionFailed", {
   error: ConversionError.ConversionError
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.error.message

@@ -120,16 +120,15 @@ export const validate = (conversation: Conversation): Either.Either<Conversation
   return error === undefined ? Either.right(conversation) : Either.left(error)
 }
 
-const encodeConversation = Schema.encodeSync(Conversation)
-
 /**
  * The canonical wire JSON of a conversation, keys in the reference SDK's order and every default
- * present.
+ * present. It writes the values as they are typed (no Schema encode runs): `detail` and tool-call
+ * `input` objects are shared with the conversation, not copied.
  *
  * @category encoding
  * @since 0.1.0
  */
-export const encode = (conversation: Conversation): Encoded => encodeConversation(conversation)
+export const encode = (conversation: Conversation): Encoded => internal.encodeConversation(conversation)
 
 /**
  * Every block of the conversation, in order (tool-result content not included).

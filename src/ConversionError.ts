@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * import { ConversionError } from "openreward-effect"
+ * import { Block, ConversionError, Format, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
  * import * as Match from "effect/Match"
  *
  * const explain = Match.type<ConversionError.ConversionError>().pipe(
@@ -21,6 +22,13 @@
  *     UnsupportedContent: (e) => `${e.format} ${e.contentType} has no canonical form`
  *   })
  * )
+ *
+ * const result = Format.encode("google", [Message.assistant([Block.reasoning("Check the carrier.")])])
+ * if (Either.isLeft(result)) console.log(explain(result.left))
+ * ```
+ *
+ * ```text output
+ * google cannot hold a reasoning block
  * ```
  *
  * All errors are `Schema.TaggedError`s, so they encode to JSON and decode back (for example across
@@ -131,6 +139,7 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>(
   blockIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}malformed input at ${
@@ -153,6 +162,7 @@ export class UnknownBlockType extends Schema.TaggedError<UnknownBlockType>(
   blockIndex: Schema.Number,
   blockType: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   get reason(): string {
     return `unknown block type ${JSON.stringify(this.blockType)}`
@@ -180,6 +190,7 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
   role: Schema.String,
   blockType: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   get reason(): string {
     return `a ${JSON.stringify(this.blockType)} block is not valid in a ${
@@ -208,6 +219,7 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   blockType: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}cannot represent a ${
@@ -232,6 +244,7 @@ export class UnsupportedMessage extends Schema.TaggedError<UnsupportedMessage>(
   role: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, undefined)}cannot represent this ${
@@ -258,6 +271,7 @@ export class UnmatchedToolResult extends Schema.TaggedError<UnmatchedToolResult>
   toolCallId: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}tool result ${
@@ -283,6 +297,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
   raw: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}invalid tool arguments ${
@@ -307,6 +322,7 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
   contentType: Schema.String,
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${
@@ -432,6 +448,7 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
   indices: Schema.Array(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.reason}`
@@ -454,6 +471,7 @@ export class NoAnswer extends Schema.TaggedError<NoAnswer>(
   blockReason: Schema.optional(Schema.String),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.reason}`
@@ -475,6 +493,7 @@ export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
   eventIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}${this.reason}`
@@ -525,6 +544,7 @@ export class UnansweredToolCall extends Schema.TaggedError<UnansweredToolCall>(
   toolCallIds: Schema.Array(Schema.String),
   reason: Schema.String
 }) {
+  /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `canonical: ${where(this.messageIndex, undefined)}${this.reason}`

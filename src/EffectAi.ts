@@ -10,6 +10,8 @@
  *   `session.callTool`, so `LanguageModel.generateText({ prompt, toolkit })` with any `@effect/ai`
  *   provider package drives an OpenReward session. {@link makeToolkit} gives the tools without
  *   handlers, for `disableToolCallResolution: true` or handlers of your own.
+ * - {@link step}: the provided `LanguageModel` as an episode step for `openreward-effect/Episode`
+ *   (`generateText`, or `streamText` with `stream: true`).
  *
  * | canonical                    | `Prompt`                                                                  |
  * | ---------------------------- | ------------------------------------------------------------------------- |
@@ -32,21 +34,28 @@
  * 2. When `encode(c)` succeeds, `decode(encode(c))` equals `c`, exactly.
  * 3. `decode` never throws; a `Prompt` built without this library decodes message by message (a
  *    `tool` message is a user turn of tool results), and what canonical content cannot hold is an
- *    error: files other than images, image URLs, file names, redacted reasoning, provider-executed
+ *    error: files other than images, image URLs, file names, provider-executed
  *    tool calls and results, tool-call params that are not a JSON object. A tool result's `name`
  *    is not kept (canonical results refer to their call by id), nor provider options other than
- *    the reasoning signature.
+ *    the reasoning signature. Anthropic's `redacted_thinking` reads as the library's canonical form
+ *    of it (empty text, the data as signature, `detail: {anthropic: {redacted: true}}`) and is
+ *    written back as `redacted_thinking`.
  *
  * @since 0.2.0
  */
+import type * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Toolkit from "@effect/ai/Toolkit"
-import type * as Effect from "effect/Effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import type * as Client from "./Client.js"
 import type * as ClientError from "./ClientError.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import type * as Episode from "./Episode.js"
 import * as internalPrompt from "./internal/effectAi/prompt.js"
 import * as internalResponse from "./internal/effectAi/response.js"
 import * as internalToolkit from "./internal/effectAi/toolkit.js"
@@ -128,7 +137,8 @@ export type ResponseInput = internalResponse.Input
  * provider metadata: `anthropic`, `google` or `openai`), files that are images and tool calls make
  * the assistant turn; tool results (from a toolkit with handlers) make `toolResults`; the `finish`
  * part gives the stop reason and usage, `response-metadata` the id and model. Sources, stream
- * errors, provider-executed tools, non-image files and redacted reasoning are errors.
+ * errors, provider-executed tools and non-image files are errors; redacted thinking is read in
+ * its canonical form (empty text, the data as signature, `detail: {anthropic: {redacted: true}}`).
  *
  * @category decoding
  * @since 0.2.0
@@ -248,3 +258,65 @@ export const sessionToolkit: (
  * @since 0.2.0
  */
 export const modelResult: (output: Protocol.ToolOutput) => Json.JsonValue = internalToolkit.modelResult
+
+// -----------------------------------------------------------------------------
+// episodes
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of {@link step}.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface StepOptions extends EncodeOptions {
+  /** Passed to `generateText` (`"auto"` when omitted, the provider's default). */
+  readonly toolChoice?: "auto" | "none" | "required" | undefined
+  /** Call `streamText` instead of `generateText` and read the collected parts, deltas included. */
+  readonly stream?: boolean | undefined
+}
+
+/**
+ * What {@link step} can fail with: the conversation or the tools have no `@effect/ai` form, the
+ * model call failed (`AiError`), or the answer could not be read.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type StepError =
+  | ConversionError.EncodeError
+  | ConversionError.DecodeError
+  | ConversionError.MalformedInput
+  | AiError.AiError
+
+/**
+ * An episode step (`openreward-effect/Episode`) on whatever `LanguageModel` is provided — any
+ * `@effect/ai` provider package: `generateText` with the conversation as the prompt and the
+ * session's tools as a toolkit without handlers (`disableToolCallResolution: true`), so the episode
+ * runner, not the toolkit, runs each call once through the session. With `stream: true` it calls
+ * `streamText` and reads the collected parts, which give the turn the whole answer gives.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const step = (options?: StepOptions): Episode.Step<StepError, LanguageModel.LanguageModel> => (input) =>
+  Effect.gen(function*() {
+    const prompt = yield* encode(input.conversation, options)
+    const toolkit = yield* makeToolkit(input.tools)
+    // The toolkit needs handlers in context although resolution is off: these are never called.
+    const unreachable = () => Effect.dieMessage("EffectAi.step: tool calls are run by the episode, not the toolkit")
+    const handlers = Object.fromEntries(input.tools.map((t) => [t.name, unreachable]))
+    const call = {
+      prompt,
+      toolkit,
+      disableToolCallResolution: true,
+      ...(options?.toolChoice === undefined ? {} : { toolChoice: options.toolChoice })
+    } as const
+    const handled = toolkit.toLayer(handlers)
+    const response: ResponseInput = options?.stream === true
+      ? yield* Effect.map(Stream.runCollect(LanguageModel.streamText(call)), Chunk.toReadonlyArray).pipe(
+        Effect.provide(handled)
+      )
+      : yield* LanguageModel.generateText(call).pipe(Effect.provide(handled))
+    return yield* decodeResponse(response)
+  })

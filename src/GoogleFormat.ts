@@ -22,7 +22,7 @@
  * later system messages as user turns.
  *
  * **Decoding** reads what Gemini clients really send and store: the reference's shape, a full
- * request body (`generationConfig`, `tools`, ... are ignored) or a bare `contents` array; snake_case
+ * request body (its request parameters, `generationConfig`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error) or a bare `contents` array; snake_case
  * or camelCase keys; `null` as "not set" (Python `model_dump()` output); `system_instruction` as a
  * string or a `Content`, also inside an SDK `config`. Function calls without ids get deterministic
  * ids (`call_<content>_<part>`), and responses are paired with calls by id, else by name. Thought
@@ -41,17 +41,38 @@
  *   Message.assistant([Block.toolCall("tc_1", "lookup_order", { id: "4411" })]),
  *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
  * ])
- * assert.deepStrictEqual(Either.getOrThrow(wire), {
- *   system_instruction: "You are a support agent for Acme.",
+ * console.dir(Either.getOrThrow(wire), { depth: null })
+ * ```
+ *
+ * ```text output
+ * {
+ *   system_instruction: 'You are a support agent for Acme.',
  *   contents: [
- *     { role: "user", parts: [{ text: "My order #4411 hasn't arrived." }] },
- *     { role: "model", parts: [{ function_call: { name: "lookup_order", args: { id: "4411" } } }] },
  *     {
- *       role: "user",
- *       parts: [{ function_response: { name: "lookup_order", response: { output: "stalled at hub" } } }]
+ *       role: 'user',
+ *       parts: [ { text: "My order #4411 hasn't arrived." } ]
+ *     },
+ *     {
+ *       role: 'model',
+ *       parts: [
+ *         {
+ *           function_call: { name: 'lookup_order', args: { id: '4411' } }
+ *         }
+ *       ]
+ *     },
+ *     {
+ *       role: 'user',
+ *       parts: [
+ *         {
+ *           function_response: {
+ *             name: 'lookup_order',
+ *             response: { output: 'stalled at hub' }
+ *           }
+ *         }
+ *       ]
  *     }
  *   ]
- * })
+ * }
  * ```
  *
  * @since 0.1.0
@@ -360,7 +381,8 @@ export type InputSystemInstruction = typeof InputSystemInstruction.Type
 
 /**
  * A request body as decode reads it: `contents`, and the system instruction at the top level or in
- * an SDK `config` (in one place, in one spelling). Other keys are ignored.
+ * an SDK `config` (in one place, in one spelling). The request parameters ({@link requestKeys}) are ignored; any
+ * other key is a `MalformedInput`.
  *
  * @category schemas
  * @since 0.1.0
@@ -489,6 +511,17 @@ export const decode = (
   input: unknown,
   _options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decoder.decode(input)
+
+/**
+ * The keys of a request body: where the conversation is and the API's request parameters (`generationConfig`, `tools`, `safetySettings`, ..., in either spelling; an SDK `config` is read for its system instruction), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  wire.requestKeys
 
 /**
  * The Google codec.

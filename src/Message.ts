@@ -32,6 +32,9 @@ export const Role = Schema.Literal("system", "user", "assistant").annotations({ 
  */
 export type Role = typeof Role.Type
 
+// unknown keys are errors in every reading, as for the blocks (Block.ts)
+const exact = { onExcessProperty: "error" } as const
+
 const detail = Schema.optionalWith(Schema.NullOr(Json.JsonObject), { default: () => null, exact: true })
 
 /**
@@ -104,7 +107,7 @@ export const SystemMessage = Schema.Struct({
   role: Schema.Literal("system"),
   blocks: Schema.Array(SystemBlock),
   detail
-}).annotations({ identifier: "SystemMessage" })
+}).annotations({ identifier: "SystemMessage", parseOptions: exact })
 
 /**
  * @category models
@@ -120,7 +123,7 @@ export const UserMessage = Schema.Struct({
   role: Schema.Literal("user"),
   blocks: Schema.Array(UserBlock),
   detail
-}).annotations({ identifier: "UserMessage" })
+}).annotations({ identifier: "UserMessage", parseOptions: exact })
 
 /**
  * @category models
@@ -136,7 +139,7 @@ export const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   blocks: Schema.Array(AssistantBlock),
   detail
-}).annotations({ identifier: "AssistantMessage" })
+}).annotations({ identifier: "AssistantMessage", parseOptions: exact })
 
 /**
  * @category models

@@ -19,7 +19,7 @@
  * error unless {@link EncodeOptions} says to move it into a user message.
  *
  * **Decoding** reads what OpenAI-compatible servers and clients really store: a bare message list
- * or a whole request body (`model`, `tools`, ... are ignored), `developer` messages, string or part
+ * or a whole request body (its request parameters, `model`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error), `developer` messages, string or part
  * content, `null` assistant content, refusals, `reasoning_content` / `reasoning` /
  * `reasoning_details`, tool calls with JSON-string arguments, and `tool` messages, which are
  * regrouped into canonical user turns so that `decode(encode(c))` gives `c` back up to the losses
@@ -41,14 +41,25 @@
  *   Message.user([Block.toolResult("tc_1", "stalled at hub")])
  * ]
  * const messages = Either.getOrThrow(OpenAiFormat.encode(conversation))
- * assert.deepStrictEqual(messages[1], {
- *   role: "assistant",
- *   content: null,
- *   reasoning_content: "Two weeks late — check the carrier first.",
- *   tool_calls: [{ id: "tc_1", type: "function", function: { name: "lookup_order", arguments: "{\"id\": \"4411\"}" } }]
- * })
- * assert.deepStrictEqual(messages[2], { role: "tool", tool_call_id: "tc_1", content: "stalled at hub" })
+ * console.dir(messages[1], { depth: null })
+ * console.dir(messages[2], { depth: null })
  * assert.deepStrictEqual(Either.getOrThrow(OpenAiFormat.decode(messages)), conversation)
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'assistant',
+ *   content: null,
+ *   reasoning_content: 'Two weeks late — check the carrier first.',
+ *   tool_calls: [
+ *     {
+ *       id: 'tc_1',
+ *       type: 'function',
+ *       function: { name: 'lookup_order', arguments: '{"id": "4411"}' }
+ *     }
+ *   ]
+ * }
+ * { role: 'tool', tool_call_id: 'tc_1', content: 'stalled at hub' }
  * ```
  *
  * @since 0.1.0
@@ -325,7 +336,8 @@ export const encode = (
 
 /**
  * Read a Chat Completions transcript into a canonical conversation: a message list, or a request
- * body `{messages: [...]}` whose other keys are ignored.
+ * body `{messages: [...]}` whose request parameters ({@link requestKeys}) are ignored; any other key
+ * is a `MalformedInput`.
  *
  * Errors locate the input: `path` is the full path into it, `messageIndex` indexes the message list,
  * and `blockIndex` the message's `content` parts, `tool_calls` or `reasoning_details`. Fails with
@@ -340,6 +352,17 @@ export const decode = (
   input: unknown,
   options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => Chat.decode(name, input, options)
+
+/**
+ * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  Chat.requestKeys.openai
 
 /**
  * The OpenAI format as a {@link Codec.Codec}.

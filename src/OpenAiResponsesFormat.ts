@@ -631,6 +631,18 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decodeInternal.decode(input, options)
 
 /**
+ * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
+ * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
+ * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
+ * with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  decodeInternal.requestKeys
+
+/**
  * The OpenAI Responses format as a {@link Codec.Codec}.
  *
  * @category codecs

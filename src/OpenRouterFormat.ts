@@ -28,15 +28,22 @@
  *   OpenRouterFormat.encode(conversation, { reasoningField: "reasoning", toolResultImages: "tool-message" })
  * )
  * assert.strictEqual(messages[0]?.role === "assistant" && messages[0].reasoning, "Check the carrier.")
- * assert.deepStrictEqual(messages[1], {
- *   role: "tool",
- *   tool_call_id: "tc_1",
- *   content: [
- *     { type: "text", text: "label:" },
- *     { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }
- *   ]
- * })
+ * console.dir(messages[1], { depth: null })
  * assert.deepStrictEqual(Either.getOrThrow(OpenRouterFormat.decode(messages)), conversation)
+ * ```
+ *
+ * ```text output
+ * {
+ *   role: 'tool',
+ *   tool_call_id: 'tc_1',
+ *   content: [
+ *     { type: 'text', text: 'label:' },
+ *     {
+ *       type: 'image_url',
+ *       image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' }
+ *     }
+ *   ]
+ * }
  * ```
  *
  * @since 0.1.0
@@ -309,7 +316,8 @@ export const encode = (
 
 /**
  * Read an OpenRouter (or any Chat Completions) transcript into a canonical conversation: a message
- * list, or a request body `{messages: [...]}` whose other keys are ignored. Errors are located as in
+ * list, or a request body `{messages: [...]}` whose request parameters ({@link requestKeys}) are ignored
+ * (any other key is a `MalformedInput`). Errors are located as in
  * `OpenAiFormat.decode` and name `openrouter`. Never throws.
  *
  * @category decoding
@@ -319,6 +327,17 @@ export const decode = (
   input: unknown,
   options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => Chat.decode(name, input, options)
+
+/**
+ * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  Chat.requestKeys.openrouter
 
 /**
  * The OpenRouter format as a {@link Codec.Codec}.

@@ -30,6 +30,7 @@ import * as Schema from "effect/Schema"
 import * as Block from "./Block.js"
 import type * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
+import * as Canonical from "./internal/decodeCanonical.js"
 import { fromParseError } from "./internal/decodeCanonical.js"
 import { dumps } from "./internal/pythonJson.js"
 import * as Input from "./internal/wireInput.js"
@@ -123,7 +124,7 @@ export interface LenientResult {
 }
 
 const decodeStrict = Schema.decodeUnknownEither(Prompt, { onExcessProperty: "error" })
-const decodeLoose = Schema.decodeUnknownEither(Block.ContentBlock, { onExcessProperty: "ignore" })
+const decodeLoose = Schema.decodeUnknownEither(Canonical.LenientContentBlock, { onExcessProperty: "ignore" })
 
 /**
  * Strictly decode prompt blocks (a JSON array of text and image blocks).
@@ -132,7 +133,15 @@ const decodeLoose = Schema.decodeUnknownEither(Block.ContentBlock, { onExcessPro
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<Prompt, ConversionError.MalformedInput> =>
-  Input.total("canonical", () => Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined)))
+  Input.total("canonical", () => {
+    if (Canonical.isStrictPrompt(input)) {
+      const raw = input as ReadonlyArray<{ readonly [key: string]: unknown }>
+      const prompt: Array<Block.ContentBlock> = new Array(raw.length)
+      for (let i = 0; i < raw.length; i++) prompt[i] = Canonical.contentBlock(raw[i]!)
+      return Either.right(prompt)
+    }
+    return Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined))
+  })
 
 /**
  * Decode prompt blocks as a client reads `/prompt`: blocks of other types are skipped and reported.
@@ -158,6 +167,10 @@ const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, Co
       skipped.push({ index: i, blockType: typeof type === "string" ? type : String(type) })
       continue
     }
+    if (Canonical.isLenientContent(raw)) {
+      prompt.push(Canonical.contentBlock(raw as { readonly [key: string]: unknown }))
+      continue
+    }
     const block = decodeLoose(raw)
     if (Either.isLeft(block)) return Either.left(fromParseError(block.left, [i], undefined))
     prompt.push(block.right)
@@ -165,12 +178,11 @@ const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, Co
   return Either.right({ prompt, skipped })
 }
 
-const encodePrompt = Schema.encodeSync(Prompt)
-
 /**
  * The wire JSON of prompt blocks (every default present, reference key order).
  *
  * @category encoding
  * @since 0.1.0
  */
-export const encode = (prompt: Prompt): ReadonlyArray<typeof Block.ContentBlock.Encoded> => encodePrompt(prompt)
+export const encode = (prompt: Prompt): ReadonlyArray<typeof Block.ContentBlock.Encoded> =>
+  prompt.map(Canonical.encodeContentBlock)

@@ -360,3 +360,63 @@ export const ScoreGroupOutput = Schema.Struct({
  * @since 0.1.0
  */
 export interface ScoreGroupOutput extends Schema.Schema.Type<typeof ScoreGroupOutput> {}
+
+/**
+ * One route of the protocol: its method, whether it sits at the root (`/create`) or under an
+ * environment (`/<env>/call`), and its path segment.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Route {
+  readonly method: "GET" | "POST"
+  readonly scope: "root" | "environment"
+  readonly path: string
+}
+
+/**
+ * Every route of the protocol (reference 0.1.167): the one table the server dispatches on (and
+ * answers 405, 307 and 308 from) and the client takes its paths from.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const routes = {
+  health: { method: "GET", scope: "root", path: "health" },
+  version: { method: "GET", scope: "root", path: "version" },
+  listEnvironments: { method: "GET", scope: "root", path: "list_environments" },
+  ping: { method: "POST", scope: "root", path: "ping" },
+  createSession: { method: "POST", scope: "root", path: "create_session" },
+  deleteSession: { method: "POST", scope: "root", path: "delete_session" },
+  create: { method: "POST", scope: "root", path: "create" },
+  delete: { method: "POST", scope: "root", path: "delete" },
+  tools: { method: "GET", scope: "environment", path: "tools" },
+  splits: { method: "GET", scope: "environment", path: "splits" },
+  tasks: { method: "POST", scope: "environment", path: "tasks" },
+  numTasks: { method: "POST", scope: "environment", path: "num_tasks" },
+  task: { method: "POST", scope: "environment", path: "task" },
+  taskRange: { method: "POST", scope: "environment", path: "task_range" },
+  taskTools: { method: "GET", scope: "environment", path: "task_tools" },
+  prompt: { method: "GET", scope: "environment", path: "prompt" },
+  messages: { method: "GET", scope: "environment", path: "messages" },
+  call: { method: "POST", scope: "environment", path: "call" },
+  scoreGroup: { method: "POST", scope: "environment", path: "score_group" }
+} as const satisfies Record<string, Route>
+
+/**
+ * The names of the protocol's routes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RouteName = keyof typeof routes
+
+/**
+ * The path of a route: `/<path>` at the root; `/<environment>/<path>` under an environment, or the
+ * bare `/<path>` without one (the server redirects it under its default environment).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const routePath = (route: Route, environment?: string | undefined): string =>
+  route.scope === "root" || environment === undefined ? `/${route.path}` : `/${environment}/${route.path}`

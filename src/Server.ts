@@ -52,7 +52,7 @@ import * as Environment from "./Environment.js"
 import * as App from "./internal/server/app.js"
 import * as ClientError from "./internal/server/clientError.js"
 import * as Compiled from "./internal/server/compiled.js"
-import * as Replica from "./internal/server/replica.js"
+import * as RouteKey from "./internal/server/routeKey.js"
 
 /**
  * The reference SDK version whose protocol this server speaks, reported by `/version`.
@@ -100,13 +100,14 @@ export interface Options {
   /**
    * This replica's route key, when several replicas serve behind one proxy: session ids are minted
    * as `<routeKey>.<uuid>` so the proxy can send each session's requests to the replica that holds
-   * it (docs/deploying.md). One to 64 letters, digits, `_` or `-`. Default: the
-   * `OPENREWARD_ROUTE_KEY` environment variable, else none (bare uuids, as the reference mints).
+   * it, and an unknown id carrying the key answers 410 instead of 404 (docs/deploying.md). One to
+   * 64 letters, digits, `_` or `-`. Default: the `OPENREWARD_ROUTE_KEY` environment variable, else
+   * none (bare uuids, as the reference mints).
    */
   readonly routeKey?: string | undefined
   /**
    * How long shutdown waits for running tool calls to finish (default 30 s). Meanwhile `/health`
-   * answers 503 `draining`, new sessions get 503 and new calls 410; then every session is torn down.
+   * answers 503 `draining`, new sessions get 503 and new calls 410; then every session is ended.
    */
   readonly drainTimeout?: Duration.DurationInput | undefined
 }
@@ -114,10 +115,31 @@ export interface Options {
 const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
   Duration.toMillis(Duration.decode(input ?? fallback))
 
-const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =>
-  Effect.map(
-    Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_BUILD_SHA")), () => Option.none<string>()),
-    (buildSha) => ({
+const optionalConfig = (name: string): Effect.Effect<Option.Option<string>> =>
+  Effect.orElseSucceed(Config.option(Config.string(name)), () => Option.none<string>())
+
+/** The route key: from the options, else `OPENREWARD_ROUTE_KEY`; checked. */
+const routeKeyOf = (options: Options | undefined): Effect.Effect<string | null, Environment.InvalidDefinition> =>
+  Effect.flatMap(
+    options?.routeKey !== undefined
+      ? Effect.succeed(Option.some(options.routeKey))
+      : optionalConfig("OPENREWARD_ROUTE_KEY"),
+    (routeKey) =>
+      Option.isSome(routeKey) && !RouteKey.pattern.test(routeKey.value)
+        ? Effect.fail(
+          new Environment.InvalidDefinition({
+            environment: null,
+            reason: `routeKey must be ${RouteKey.rule}; got ${JSON.stringify(routeKey.value)}`
+          })
+        )
+        : Effect.succeed(Option.getOrNull(routeKey))
+  )
+
+const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings, Environment.InvalidDefinition> =>
+  Effect.zipWith(
+    optionalConfig("OPENREWARD_BUILD_SHA"),
+    routeKeyOf(options),
+    (buildSha, routeKey) => ({
       maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
       maxDepth: options?.maxDepth ?? 512,
       idleTimeout: millis(options?.idleTimeout, "900 seconds"),
@@ -127,25 +149,10 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =
       resultLinger: millis(options?.resultLinger, "60 seconds"),
       returnErrors: options?.returnErrors ?? "exception",
       version: options?.version ?? protocolVersion,
-      buildSha: Option.getOrNull(buildSha)
+      buildSha: Option.getOrNull(buildSha),
+      routeKey,
+      drainTimeout: millis(options?.drainTimeout, "30 seconds")
     })
-  )
-
-/** The drain of a server, with its route key (from the options, else `OPENREWARD_ROUTE_KEY`) checked. */
-const drainOf = (options: Options | undefined): Effect.Effect<Replica.Drain, Environment.InvalidDefinition> =>
-  Effect.flatMap(
-    options?.routeKey !== undefined
-      ? Effect.succeed(Option.some(options.routeKey))
-      : Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_ROUTE_KEY")), () => Option.none<string>()),
-    (routeKey) =>
-      Option.isSome(routeKey) && !Replica.routeKeyPattern.test(routeKey.value)
-        ? Effect.fail(
-          new Environment.InvalidDefinition({
-            environment: null,
-            reason: "routeKey must be 1 to 64 letters, digits, '_' or '-'"
-          })
-        )
-        : Effect.succeed(new Replica.Drain(Option.getOrNull(routeKey), millis(options?.drainTimeout, "30 seconds")))
   )
 
 /**
@@ -197,7 +204,8 @@ export type Requirements<Envs extends ReadonlyArray<Environment.Any>> = Environm
 
 /**
  * Build the HTTP application serving `environments`. Its sessions live in the surrounding scope:
- * closing it ends them all (running every teardown).
+ * closing it drains the application (see {@link Options.drainTimeout}), then ends every session
+ * (running every teardown).
  *
  * @category constructors
  * @since 0.1.0
@@ -206,26 +214,18 @@ export const make = <const Envs extends ReadonlyArray<Environment.Any>>(
   environments: Envs,
   options?: Options
 ): Effect.Effect<HttpApp.Default<never, Requirements<Envs>>, Environment.InvalidDefinition, Scope.Scope> =>
-  Effect.flatMap(drainOf(options), (drain) => makeWith(environments, options, drain))
-
-const makeWith = <const Envs extends ReadonlyArray<Environment.Any>>(
-  environments: Envs,
-  options: Options | undefined,
-  drain: Replica.Drain
-): Effect.Effect<HttpApp.Default<never, Requirements<Envs>>, Environment.InvalidDefinition, Scope.Scope> =>
   Effect.gen(function*() {
     const valid = yield* validate(environments)
     const settings = yield* settingsOf(options)
-    return (yield* App.make(valid.map(Compiled.compile), settings, drain)) as HttpApp.Default<
-      never,
-      Requirements<Envs>
-    >
+    const services = yield* Layer.build(App.services(settings))
+    const app = yield* Effect.provide(App.make(valid.map(Compiled.compile), settings), services)
+    return app as HttpApp.Default<never, Requirements<Envs>>
   })
 
 /**
  * Serve `environments` on the `HttpServer` the layer is given. When the layer is released (the
  * program is interrupted, as `NodeRuntime.runMain` does on SIGTERM and SIGINT) the server drains
- * first (see {@link Options.drainTimeout}), then tears every session down, then stops serving.
+ * first (see {@link Options.drainTimeout}), then ends every session, then stops serving.
  *
  * @category layers
  * @since 0.1.0
@@ -236,15 +236,14 @@ export const layer = <const Envs extends ReadonlyArray<Environment.Any>>(
 ): Layer.Layer<never, Environment.InvalidDefinition, HttpServer.HttpServer | Requirements<Envs>> =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const drain = yield* drainOf(options)
-      // The sessions live in their own scope, closed after the drain and before serving stops, so
-      // that requests arriving during the teardown are still answered (503), not left hanging.
+      // The sessions live in their own scope, closed (drain, then teardown) before serving stops, so
+      // that running calls deliver their results and requests meanwhile are answered, not cut off.
       const sessions = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Scope.close(sessions, Exit.void)) // if serving failed to start
-      const app = yield* makeWith(environments, options, drain).pipe(Scope.extend(sessions))
+      yield* Effect.addFinalizer((exit) => Scope.close(sessions, exit)) // if serving failed to start
+      const app = yield* make(environments, options).pipe(Scope.extend(sessions))
       const serve = HttpServer.serveEffect(app)
       yield* options?.tracing === true ? serve : HttpMiddleware.withTracerDisabledWhenEffect(serve, () => true)
-      yield* Effect.addFinalizer(() => Effect.zipRight(drain.drain(), Scope.close(sessions, Exit.void)))
+      yield* Effect.addFinalizer(() => Scope.close(sessions, Exit.void))
     })
   )
 

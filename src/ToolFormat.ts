@@ -52,12 +52,18 @@
  *   }
  * }]
  * const openai = Either.getOrThrow(ToolFormat.convert(tools, "openai"))
- * assert.deepStrictEqual(openai, [{
- *   type: "function",
- *   name: "lookup_order",
- *   description: "Look up an order.",
- *   parameters: { type: "object", properties: { note: { type: "string" } } }
- * }])
+ * console.dir(openai, { depth: null })
+ * ```
+ *
+ * ```text output
+ * [
+ *   {
+ *     type: 'function',
+ *     name: 'lookup_order',
+ *     description: 'Look up an order.',
+ *     parameters: { type: 'object', properties: { note: { type: 'string' } } }
+ *   }
+ * ]
  * ```
  *
  * @since 0.1.0

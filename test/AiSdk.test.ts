@@ -1,16 +1,30 @@
+import { createOpenAI } from "@ai-sdk/openai"
 import type { LanguageModelV3GenerateResult, LanguageModelV3Prompt } from "@ai-sdk/provider"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { generateText, type ModelMessage } from "ai"
+import { APICallError, generateText, type ModelMessage } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { createServer } from "node:http"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as AiSdk from "openreward-effect/AiSdk"
 import * as Client from "openreward-effect/Client"
+import * as Episode from "openreward-effect/Episode"
+import * as Server from "openreward-effect/Server"
+import * as ChatStandIn from "../examples/standin/openaiChat.js"
+import * as ResponsesStandIn from "../examples/standin/openaiResponses.js"
+import { environments } from "../examples/support.js"
 import { encodable, ServerLive } from "./utils/bridges.js"
+
+const ExamplesLive = Server.layer(environments).pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
   if (Either.isLeft(e)) assert.fail(`expected a Right, got ${String(e.left)}`)
@@ -161,15 +175,6 @@ describe("AiSdk.decode", () => {
       "application/pdf"
     ],
     [
-      "redacted reasoning",
-      [{
-        role: "assistant",
-        content: [{ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "x" } } }]
-      }],
-      "UnsupportedContent",
-      "redacted"
-    ],
-    [
       "a provider-executed call",
       [{
         role: "assistant",
@@ -203,6 +208,21 @@ describe("AiSdk.decode", () => {
       assert.include(error.message, what)
     })
   }
+
+  it("reads Anthropic's redacted thinking in the canonical form, and writes it back", () => {
+    const conversation = right(AiSdk.decode([{
+      role: "assistant",
+      content: [{ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "opaque" } } }]
+    }]))
+    assert.deepStrictEqual(conversation, [
+      Message.assistant([Block.reasoning("", { signature: "opaque", detail: { anthropic: { redacted: true } } })])
+    ])
+    const [message] = right(AiSdk.encode(conversation))
+    const part = message?.role === "assistant" && typeof message.content !== "string" ? message.content[0] : undefined
+    assert.deepStrictEqual(part?.type === "reasoning" ? part.providerOptions?.anthropic : undefined, {
+      redactedData: "opaque"
+    })
+  })
 
   it.prop("never throws", [FastCheck.anything()], ([input]) => {
     const result = AiSdk.decode(input)
@@ -317,7 +337,7 @@ const withSession = <A, E>(body: (session: Client.Session) => Effect.Effect<A, E
       const client = yield* Client.Client
       const session = yield* client.environment("support").session({ split: "train", index: 0 })
       return yield* body(session)
-    }).pipe(Effect.provide(Client.layer({ baseUrl })))
+    }).pipe(Effect.scoped, Effect.provide(Client.layer({ baseUrl })))
   }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped)
 
 describe("AiSdk with generateText", () => {
@@ -432,4 +452,139 @@ describe("AiSdk.decodeResponse", () => {
     )
     assert.deepStrictEqual(inner.path, ["response", "messages", 0, "content", 0, "type"])
   })
+})
+
+// -----------------------------------------------------------------------------
+// AiSdk.step: an Episode step on a LanguageModel
+// -----------------------------------------------------------------------------
+
+describe("AiSdk.step", () => {
+  it.live("runs an episode on a MockLanguageModelV3: calls unresolved, each run once by the episode", () =>
+    withSession((session) =>
+      Effect.gen(function*() {
+        const seen: Array<LanguageModelV3Prompt> = []
+        const model = scripted(seen)
+        const episode = yield* Episode.run(session, AiSdk.step(model, { temperature: 0 }))
+        assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "reply" })
+        assert.deepStrictEqual(episode.rewards, [1])
+        assert.deepStrictEqual(episode.calls.map((c) => [c.name, c.input]), [
+          ["lookup_order", { id: "4411" }],
+          ["reply", { text: "Order 4411 is stalled at the hub." }]
+        ])
+        assert.deepStrictEqual(episode.usage, { inputTokens: 30, outputTokens: 11, totalTokens: 41 })
+        assert.deepStrictEqual(episode.conversation.slice(2), [
+          Message.assistant([
+            Block.reasoning("Look it up.", { signature: "sig" }),
+            Block.toolCall("call_1", "lookup_order", { id: "4411" })
+          ]),
+          Message.user([Block.toolResult("call_1", "stalled at the hub")]),
+          Message.assistant([Block.toolCall("call_2", "reply", { text: "Order 4411 is stalled at the hub." })]),
+          Message.user([Block.toolResult("call_2", "sent")])
+        ])
+        // one model call per turn, the settings passed, the tools with the server's schemas
+        assert.strictEqual(model.doGenerateCalls.length, 2)
+        assert.strictEqual(model.doGenerateCalls[0]!.temperature, 0)
+        const specs = yield* session.listTools()
+        assert.deepStrictEqual(
+          (model.doGenerateCalls[0]!.tools ?? []).map((t) => t.type === "function" ? [t.name, t.inputSchema] : t),
+          specs.map((s): unknown => [s.name, s.input_schema])
+        )
+        // the second call carried the first turn and the session's result
+        const tool = seen[1]!.find((m) => m.role === "tool")
+        assert.deepStrictEqual((tool?.content[0] as { output?: unknown }).output, {
+          type: "text",
+          value: "stalled at the hub"
+        })
+      })
+    ))
+
+  it.live("a call of a tool the model was not offered goes to the server, which refuses it", () =>
+    withSession((session) =>
+      Effect.gen(function*() {
+        const model = new MockLanguageModelV3({
+          doGenerate: (options) =>
+            Promise.resolve(
+              options.prompt.some((m) => m.role === "tool")
+                ? { ...answers[1]! }
+                : {
+                  content: [{ type: "tool-call", toolCallId: "c0", toolName: "nope", input: "{}" }],
+                  finishReason: { unified: "tool-calls", raw: undefined },
+                  usage: usage(1, 1),
+                  warnings: []
+                }
+            )
+        })
+        const episode = yield* Episode.run(session, AiSdk.step(model))
+        assert.deepStrictEqual(episode.calls.map((c) => [c.name, c.refused]), [["nope", true], ["reply", false]])
+        assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "reply" })
+        // the refusal was answered once, by the episode
+        const results = episode.conversation.flatMap((m): ReadonlyArray<Block.Block> => m.blocks).flatMap((b) =>
+          b.type === "tool_result" ? [[b.tool_call_id, b.is_error]] : []
+        )
+        assert.deepStrictEqual(results, [
+          ["c0", true],
+          ["call_2", false]
+        ])
+      })
+    ))
+
+  it.live("a failed call is a ModelCallFailed ending the episode, the conversation kept", () =>
+    withSession((session) =>
+      Effect.gen(function*() {
+        const model = new MockLanguageModelV3({
+          doGenerate: () =>
+            Promise.reject(
+              new APICallError({
+                message: "bad key",
+                url: "http://127.0.0.1/v1",
+                requestBodyValues: {},
+                statusCode: 401,
+                isRetryable: false
+              })
+            )
+        })
+        const episode = yield* Episode.run(session, AiSdk.step(model, { maxRetries: 0 }))
+        assert.strictEqual(episode.stop._tag, "Failed")
+        const error = Option.getOrThrow(Episode.failure(episode))
+        assert.strictEqual(error._tag, "ModelCallFailed")
+        if (error._tag === "ModelCallFailed") {
+          assert.deepStrictEqual([error.api, error.status, error.reason], ["ai-sdk", 401, "bad key"])
+        }
+        assert.strictEqual(episode.conversation.length, 2)
+      })
+    ))
+
+  for (const stream of [false, true]) {
+    for (const api of ["chat", "responses"] as const) {
+      it.live(`@ai-sdk/openai ${api} on the stand-in${stream ? ", streaming" : ""}: DialogueEnv's reward`, () =>
+        Effect.gen(function*() {
+          const reply = "Sorry for the wait: order #4411 is delayed at the carrier."
+          const standIn = yield* Effect.acquireRelease(
+            Effect.promise(() =>
+              api === "chat"
+                ? ChatStandIn.start({ toolInput: () => ({ answer: reply }) })
+                : ResponsesStandIn.start({ toolInput: () => ({ answer: reply }) })
+            ),
+            (s) => Effect.promise(() => s.close())
+          )
+          const provider = createOpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "stand-in" })
+          const model = api === "chat" ? provider.chat("gpt-4.1-mini") : provider.responses("gpt-4.1-mini")
+          const { address } = yield* HttpServer.HttpServer
+          const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+          const episodes = yield* Effect.gen(function*() {
+            const env = yield* Client.environment("dialogueenv", { variant: "dialogueenv" })
+            return yield* Episode.runMany(env, [{ split: "train", index: 0 }], AiSdk.step(model, { stream }), {
+              progress: false
+            })
+          }).pipe(Effect.provide(Client.layer({ baseUrl, apiKey: "" })))
+          const [episode] = episodes
+          assert.deepStrictEqual(episode?.stop, { _tag: "Finished", tool: "submit" })
+          assert.strictEqual(episode?.totalReward, 1)
+          assert.deepStrictEqual(episode?.calls.map((c) => [c.name, c.input]), [["submit", { answer: reply }]])
+          assert.isAbove(episode?.usage.inputTokens ?? 0, 0)
+          assert.strictEqual(standIn.requests.length, 1)
+          assert.strictEqual((standIn.requests[0]!.body as { stream?: boolean }).stream === true, stream)
+        }).pipe(Effect.provide(ExamplesLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped))
+    }
+  }
 })

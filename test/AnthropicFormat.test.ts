@@ -5,6 +5,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as AnthropicFormat from "openreward-effect/AnthropicFormat"
+import { guardLaws } from "./utils/guardLaws.js"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
   if (Either.isLeft(e)) assert.fail(`expected a Right, got ${String(e.left)}`)
@@ -1095,4 +1096,21 @@ describe("AnthropicFormat laws", () => {
     },
     { fastCheck: { numRuns: 100 } }
   )
+})
+
+describe("AnthropicFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("Request", AnthropicFormat.Request, { onExcessProperty: "ignore" })
+  guardLaws("messages array", Schema.Array(AnthropicFormat.InputMessage), { onExcessProperty: "ignore" })
+
+  it("keeps a __proto__ key of tool input as an own data key, polluting nothing", () => {
+    const input = JSON.parse(
+      `{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"__proto__":{"polluted":true},"a":1}}]}]}`
+    )
+    const [message] = Either.getOrThrow(AnthropicFormat.decode(input))
+    const block = message!.blocks[0] as Block.ToolCallBlock
+    assert.deepStrictEqual(Object.keys(block.input), ["__proto__", "a"])
+    assert.strictEqual(Object.getPrototypeOf(block.input), Object.prototype)
+    assert.strictEqual(JSON.stringify(block.input), `{"__proto__":{"polluted":true},"a":1}`)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
 })

@@ -477,6 +477,15 @@ describe("cli usage", () => {
       "openreward-effect serve: --port must be a whole number; got \"eighty\""
     )
     assert.include(serve.stderr, `Usage: ${Args.serve.usage}`)
+    const key = await cli(["serve", "env.js", "--route-key", "r1.x"])
+    assert.strictEqual(key.code, 2)
+    assert.strictEqual(
+      key.stderr.split("\n")[0],
+      "openreward-effect serve: --route-key must be 1 to 64 letters, digits, '_' or '-'; got \"r1.x\""
+    )
+    const drain = await cli(["serve", "env.js", "--drain-timeout", "-1"])
+    assert.strictEqual(drain.code, 2)
+    assert.include(drain.stderr.split("\n")[0], "--drain-timeout")
   })
 
   it("documents itself: the program's name, defaults, examples, and no boilerplate", async () => {
@@ -494,6 +503,8 @@ describe("cli usage", () => {
     const serve = await cli(["serve", "--help"])
     assert.include(serve.stdout, "--port N")
     assert.include(serve.stdout, "default: 8080")
+    assert.include(serve.stdout, "--route-key KEY")
+    assert.match(serve.stdout, /--drain-timeout SECONDS .*default: 30/)
     const rootHelp = await cli(["--help"])
     assert.include(rootHelp.stdout, "Commands:\n  convert")
     assert.include(rootHelp.stdout, "--version")

@@ -9,7 +9,7 @@
  * transform cache), with `console` captured while it runs. `npm run docs:outputs` (DOCS_UPDATE=1)
  * writes what they print into the docs instead of comparing.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -39,11 +39,16 @@ const runCaptured = async (file: string): Promise<string> => {
   const printed: Array<string> = []
   const methods = ["log", "info", "warn", "error", "debug"] as const
   const saved = methods.map((m) => console[m])
+  const dir = console.dir
   for (const m of methods) console[m] = (...args: Array<unknown>) => void printed.push(util.format(...args))
+  // As Node's console.dir prints it: no custom inspection, the caller's options (depth) applied.
+  console.dir = (item: unknown, options?: util.InspectOptions) =>
+    void printed.push(util.inspect(item, { customInspect: false, ...options }))
   try {
     await import(pathToFileURL(file).href)
   } finally {
     methods.forEach((m, i) => (console[m] = saved[i]!))
+    console.dir = dir
   }
   return Docs.normalize(printed.join("\n"))
 }
@@ -89,11 +94,12 @@ describe("documentation examples", () => {
   it("type-check, as a reader's editor would check them", async () => {
     const errors = await typeCheck
     if (errors !== undefined) assert.fail(`documentation examples do not type-check:\n${errors}`)
-    if (update) {
-      for (const [file, outputs] of printedBy) {
-        const full = path.join(root, file)
-        fs.writeFileSync(full, Docs.rewrite(file, fs.readFileSync(full, "utf8"), outputs))
-      }
-    }
   }, 150_000)
+
+  afterAll(() => {
+    for (const [file, outputs] of printedBy) {
+      const full = path.join(root, file)
+      fs.writeFileSync(full, Docs.rewrite(file, fs.readFileSync(full, "utf8"), outputs))
+    }
+  })
 })

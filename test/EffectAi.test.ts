@@ -1,3 +1,4 @@
+import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
@@ -9,9 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as Client from "openreward-effect/Client"
 import * as EffectAi from "openreward-effect/EffectAi"
+import * as Episode from "openreward-effect/Episode"
 import { encodable, ServerLive } from "./utils/bridges.js"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
@@ -197,19 +200,6 @@ describe("EffectAi.decode", () => {
       "file application/pdf"
     ],
     [
-      "redacted reasoning",
-      [{
-        role: "assistant",
-        content: [{
-          type: "reasoning",
-          text: "",
-          options: { anthropic: { type: "redacted_thinking", redactedData: "x" } }
-        }]
-      }],
-      "UnsupportedContent",
-      "redacted_thinking"
-    ],
-    [
       "a provider-executed call",
       [{
         role: "assistant",
@@ -233,6 +223,24 @@ describe("EffectAi.decode", () => {
       assert.include(error.message, what)
     })
   }
+
+  it("reads Anthropic's redacted thinking in the canonical form, and writes it back", () => {
+    const prompt = Prompt.make([{
+      role: "assistant",
+      content: [{
+        type: "reasoning",
+        text: "",
+        options: { anthropic: { type: "redacted_thinking", redactedData: "opaque" } }
+      }]
+    }])
+    const conversation = right(EffectAi.decode(prompt))
+    assert.deepStrictEqual(conversation, [
+      Message.assistant([Block.reasoning("", { signature: "opaque", detail: { anthropic: { redacted: true } } })])
+    ])
+    const [message] = encoded(right(EffectAi.encode(conversation)))
+    const part = message?.role === "assistant" && typeof message.content !== "string" ? message.content[0] : undefined
+    assert.deepStrictEqual(part?.options?.anthropic, { type: "redacted_thinking", redactedData: "opaque" })
+  })
 
   it("fails on a malformed openreward entry and on input that is no prompt", () => {
     const marks = left(
@@ -325,7 +333,7 @@ const withSession = <A, E>(
       const client = yield* Client.Client
       const session = yield* client.environment("support").session({ split: "train", index: 0 })
       return yield* body(session)
-    }).pipe(Effect.provide(Client.layer({ baseUrl })))
+    }).pipe(Effect.scoped, Effect.provide(Client.layer({ baseUrl })))
   }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped)
 
 describe("EffectAi with LanguageModel.generateText", () => {
@@ -383,6 +391,10 @@ describe("EffectAi with LanguageModel.generateText", () => {
         assert.strictEqual(turn.id, "resp_1")
         assert.strictEqual(turn.model, "mock-1")
         assert.strictEqual(turn.providerStopReason, "tool-calls")
+        // @effect/ai's own history (Prompt.fromResponseParts, Chat) decodes too, but it has dropped the signature
+        assert.deepStrictEqual(right(EffectAi.decode(Prompt.fromResponseParts(response.content))), [
+          Message.assistant([Block.reasoning("Look it up."), Block.toolCall("call_1", "lookup_order", { id: "4411" })])
+        ])
 
         const refused = yield* toolkit.handle("no_such_tool", {})
         assert.isTrue(refused.isFailure)
@@ -431,4 +443,81 @@ describe("EffectAi.decodeResponse", () => {
     const unfinished = left(EffectAi.decodeResponse(parts.slice(0, 2)))
     assert.include(unfinished.message, "never ended")
   })
+})
+
+// -----------------------------------------------------------------------------
+// EffectAi.step: an Episode step on the provided LanguageModel
+// -----------------------------------------------------------------------------
+
+/** The scripted answers as the parts a stream sends (reasoning in deltas). */
+const streamed: ReadonlyArray<ReadonlyArray<Response.StreamPartEncoded>> = answers.map((parts) =>
+  parts.flatMap((part): ReadonlyArray<Response.StreamPartEncoded> =>
+    part.type === "reasoning"
+      ? [
+        { type: "reasoning-start", id: "r", metadata: {} },
+        { type: "reasoning-delta", id: "r", delta: part.text.slice(0, 4), metadata: {} },
+        { type: "reasoning-delta", id: "r", delta: part.text.slice(4), metadata: {} },
+        { type: "reasoning-end", id: "r", metadata: part.metadata ?? {} }
+      ]
+      : [part as Response.StreamPartEncoded]
+  )
+)
+
+const scriptedBoth = (calls: { generate: number; stream: number }) =>
+  LanguageModel.make({
+    generateText: (options) => {
+      calls.generate++
+      const turn = options.prompt.content.filter((m) => m.role === "assistant").length
+      return Effect.succeed([...(answers[turn] ?? [])] as Array<Response.PartEncoded>)
+    },
+    streamText: (options) => {
+      calls.stream++
+      const turn = options.prompt.content.filter((m) => m.role === "assistant").length
+      return Stream.fromIterable(streamed[turn] ?? [])
+    }
+  })
+
+describe("EffectAi.step", () => {
+  for (const stream of [false, true]) {
+    it.live(`runs an episode, each tool call once through the session${stream ? " (streaming)" : ""}`, () =>
+      withSession((session) =>
+        Effect.gen(function*() {
+          const calls = { generate: 0, stream: 0 }
+          const model = yield* scriptedBoth(calls)
+          const episode = yield* Episode.run(session, EffectAi.step({ stream })).pipe(
+            Effect.provideService(LanguageModel.LanguageModel, model)
+          )
+          assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "reply" })
+          assert.deepStrictEqual(episode.rewards, [1])
+          assert.deepStrictEqual(episode.calls.map((c) => c.name), ["lookup_order", "reply"])
+          assert.deepStrictEqual(episode.usage, { inputTokens: 30, outputTokens: 11, totalTokens: 41 })
+          assert.deepStrictEqual(calls, stream ? { generate: 0, stream: 2 } : { generate: 2, stream: 0 })
+          assert.deepStrictEqual(episode.conversation.slice(2), [
+            Message.assistant([
+              Block.reasoning("Look it up.", { signature: "sig" }),
+              Block.toolCall("call_1", "lookup_order", { id: "4411" })
+            ]),
+            Message.user([Block.toolResult("call_1", "stalled at the hub")]),
+            Message.assistant([Block.toolCall("call_2", "reply", { text: "Order 4411 is stalled at the hub." })]),
+            Message.user([Block.toolResult("call_2", "sent")])
+          ])
+        })
+      ))
+  }
+
+  it.live("a model failure (AiError) ends the episode as Failed, the conversation kept", () =>
+    withSession((session) =>
+      Effect.gen(function*() {
+        const model = yield* LanguageModel.make({
+          generateText: () => Effect.fail(new AiError.UnknownError({ module: "Test", method: "generateText" })),
+          streamText: () => Stream.die("not used")
+        })
+        const episode = yield* Episode.run(session, EffectAi.step()).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model)
+        )
+        assert.strictEqual(episode.stop._tag, "Failed")
+        assert.strictEqual(episode.stop._tag === "Failed" ? episode.stop.error._tag : "", "UnknownError")
+        assert.strictEqual(episode.conversation.length, 2)
+      })
+    ))
 })

@@ -5,6 +5,8 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
+import * as GoogleWire from "../src/internal/googleWire.js"
+import { guardLaws } from "./utils/guardLaws.js"
 
 // -----------------------------------------------------------------------------
 // helpers
@@ -884,7 +886,8 @@ describe("GoogleFormat.decode errors", () => {
       error.message,
       "google: malformed input at $: expected a Gemini request ({ contents, system_instruction }) or an array of contents"
     )
-    assert.deepStrictEqual(left(GoogleFormat.decode({ messages: [] })).path, ["contents"])
+    assert.deepStrictEqual(left(GoogleFormat.decode({ messages: [] })).path, ["messages"])
+    assert.deepStrictEqual(left(GoogleFormat.decode({})).path, ["contents"])
   })
 
   it("a mistyped field, with its precise path", () => {
@@ -1388,4 +1391,9 @@ describe("GoogleFormat laws", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("Request", GoogleWire.Request, { onExcessProperty: "ignore" })
+  guardLaws("Contents", GoogleWire.Contents, { onExcessProperty: "ignore" })
 })

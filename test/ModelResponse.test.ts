@@ -244,6 +244,16 @@ describe("OpenAiFormat.decodeResponse", () => {
       }]
     }))
     assert.deepStrictEqual(r.message.blocks, [Block.reasoning("2+2"), Block.text("4")])
+    const failed = right(OpenRouterFormat.decodeResponse({
+      choices: [{
+        index: 0,
+        finish_reason: "error",
+        message: { role: "assistant", content: "par" },
+        error: { code: 502, message: "upstream failed" }
+      }]
+    }))
+    assert.deepStrictEqual([failed.stopReason, failed.providerStopReason], ["other", "error"])
+    assert.deepStrictEqual(failed.message.detail, { error: { code: 502, message: "upstream failed" } })
     const e = left(OpenRouterFormat.decodeResponse({ choices: [] }))
     assert.strictEqual(e._tag === "NoAnswer" && e.format, "openrouter")
   })
@@ -777,7 +787,7 @@ const loop = async (call: (conversation: Conversation.Conversation) => Promise<M
 describe("official SDK clients against the stand-ins", () => {
   for (const stream of [false, true]) {
     it(`openai chat.completions${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await OpenAiStandIn.start({ arguments: () => ({ id: "7" }) })
+      const standIn = await OpenAiStandIn.start({ toolInput: () => ({ id: "7" }) })
       try {
         const client = new OpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "openai-compatible")) as Array<OpenAI.ChatCompletionTool>
@@ -808,7 +818,7 @@ describe("official SDK clients against the stand-ins", () => {
     })
 
     it(`anthropic messages${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await AnthropicStandIn.start({ input: () => ({ id: "7" }) })
+      const standIn = await AnthropicStandIn.start({ toolInput: () => ({ id: "7" }) })
       try {
         const client = new Anthropic({ baseURL: standIn.url, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "anthropic"))
@@ -838,7 +848,7 @@ describe("official SDK clients against the stand-ins", () => {
 
     it(`google generateContent${stream ? " (streaming)" : ""}`, async () => {
       const standIn = await GoogleStandIn.start({
-        args: () => ({ id: "7" }),
+        toolInput: () => ({ id: "7" }),
         answer: (r) => `The tool said: ${JSON.stringify(r)}`
       })
       try {
@@ -871,4 +881,38 @@ describe("official SDK clients against the stand-ins", () => {
       }
     })
   }
+})
+
+describe("accumulators on hostile events", () => {
+  const hostile: ReadonlyArray<unknown> = [null, 5, "x", [], { type: 5 }, { choices: 5 }, { candidates: [5] }]
+  it.effect("fail with a tagged error, never throw", () =>
+    Effect.gen(function*() {
+      for (const event of hostile) {
+        const events = Stream.make(event)
+        for (
+          const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
+        ) {
+          const e = yield* Effect.flip(decode(events))
+          assert.include(["MalformedInput", "IncompleteStream", "NoAnswer"], e._tag)
+        }
+      }
+      const revoked = Proxy.revocable({}, {})
+      revoked.revoke()
+      for (
+        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
+      ) {
+        const e = yield* Effect.flip(decode(Stream.make(revoked.proxy)))
+        assert.include(["MalformedInput", "IncompleteStream"], e._tag)
+      }
+    }))
+
+  it.effect("an empty stream is an IncompleteStream", () =>
+    Effect.gen(function*() {
+      for (
+        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
+      ) {
+        const e = yield* Effect.flip(decode(Stream.empty))
+        assert.strictEqual(e._tag, "IncompleteStream")
+      }
+    }))
 })

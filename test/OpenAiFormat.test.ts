@@ -5,6 +5,8 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
+import * as Chat from "../src/internal/openAiChat.js"
+import { guardLaws } from "./utils/guardLaws.js"
 import { chatLike, normalize } from "./utils/openAiChat.js"
 
 const left = <A, E>(result: Either.Either<A, E>): E => {
@@ -1104,4 +1106,8 @@ describe("OpenAiFormat.codec and schema", () => {
       )
     }
   })
+})
+
+describe("OpenAiFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("messages", Schema.Array(Chat.InputMessage), { onExcessProperty: "ignore" })
 })

@@ -188,9 +188,11 @@ describe("OpenAiResponsesFormat.decode", () => {
       OpenAiResponsesFormat.decode([{ type: "function_call", call_id: "c", name: "f", arguments: "[1]" }])
     )
     assert.strictEqual(args._tag, "InvalidToolArguments")
-    const shape = left(OpenAiResponsesFormat.decode({ messages: [] }))
+    const shape = left(OpenAiResponsesFormat.decode({ model: "gpt-5" }))
     assert.strictEqual(shape._tag, "MalformedInput")
     assert.include(shape.message, "expected an array of input items or a request body {input: [...]}")
+    const chat = left(OpenAiResponsesFormat.decode({ messages: [] }))
+    assert.include(chat.message, "\"messages\" is not a key of an openai-responses request body")
   })
 })
 

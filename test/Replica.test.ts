@@ -44,7 +44,7 @@ const start = (options: Server.Options) =>
 
 const sidOf = (sse: string): string => /event: task_id\ndata: (.*)\n/.exec(sse)![1]!
 
-describe("Replica", () => {
+describe("Replica", { timeout: 60_000 }, () => {
   it.live("with a route key, /create_session mints `<key>.<uuid4>`; without one, a bare uuid4", () =>
     Effect.gen(function*() {
       const keyed = yield* start({ routeKey: "r-7_b" })
@@ -88,7 +88,10 @@ describe("Replica", () => {
       for (const routeKey of ["", "a.b", "a b", "x".repeat(65), "ü"]) {
         const made = yield* Effect.either(Effect.scoped(Server.make([Replicated], { routeKey })))
         assert.ok(Either.isLeft(made), routeKey)
-        assert.strictEqual(made.left.reason, "routeKey must be 1 to 64 letters, digits, '_' or '-'")
+        assert.strictEqual(
+          made.left.reason,
+          `routeKey must be 1 to 64 letters, digits, '_' or '-'; got ${JSON.stringify(routeKey)}`
+        )
       }
     }))
 
@@ -157,4 +160,4 @@ describe("Replica", () => {
       yield* Scope.close(scope, Exit.void)
       assert.isBelow(Date.now() - began, 2000)
     }))
-}, { timeout: 60_000 })
+})

@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -12,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
@@ -25,10 +27,14 @@ import * as net from "node:net"
 import * as Block from "openreward-effect/Block"
 import * as Environment from "openreward-effect/Environment"
 import * as Message from "openreward-effect/Message"
-import type * as Protocol from "openreward-effect/Protocol"
+import * as Protocol from "openreward-effect/Protocol"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
+import * as App from "../src/internal/server/app.js"
+import { TaskRegistry } from "../src/internal/server/calls.js"
+import * as Compiled from "../src/internal/server/compiled.js"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
+import { SessionStore } from "../src/internal/server/sessions.js"
 import * as Sse from "../src/internal/server/sse.js"
 
 // -----------------------------------------------------------------------------
@@ -456,6 +462,69 @@ layer(TestServer)("Server", (it) => {
         assert.strictEqual(reply.headers["location"], "/lab/tools?x=1&y=2")
         assert.strictEqual((yield* get("/")).headers["location"], "/lab/")
         assert.strictEqual((yield* post("/call", {})).headers["location"], "/lab/call")
+      }))
+
+    it.effect("one route table: every route of Protocol.routes is served, and 405 with its method otherwise", () =>
+      Effect.gen(function*() {
+        for (const route of Object.values(Protocol.routes)) {
+          const path = Protocol.routePath(route, "lab")
+          const other = route.method === "GET" ? "POST" : "GET"
+          const wrong = yield* send(HttpClientRequest.make(other)(path))
+          assert.strictEqual(wrong.status, 405, path)
+          assert.strictEqual(wrong.headers["allow"], route.method, path)
+          const right = yield* send(HttpClientRequest.make(route.method)(path))
+          assert.notInclude([404, 405, 307, 308], right.status, `${route.method} ${path}`)
+        }
+        // Without an environment, an environment route is the default one's, by redirect.
+        assert.strictEqual(Protocol.routePath(Protocol.routes.prompt), "/prompt")
+        assert.strictEqual(Protocol.routePath(Protocol.routes.create, "lab"), "/create")
+      }))
+
+    it.effect("%XX in the path is decoded as uvicorn decodes it, before routing and redirects", () =>
+      Effect.gen(function*() {
+        const exchange = (method: string, path: string, body = "") =>
+          Effect.map(
+            rawExchange(
+              `${method} ${path} HTTP/1.1\r\nHost: here\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+                `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+            ),
+            ({ wire }) => {
+              const [head, ...rest] = wire.split("\r\n\r\n")
+              const lines = head!.split("\r\n")
+              const location = lines.find((l) => l.toLowerCase().startsWith("location: "))?.slice(10)
+              return { status: Number(lines[0]!.split(" ")[1]), location, body: rest.join("\r\n\r\n") }
+            }
+          )
+        // Answers observed on the reference (its default environment in place of `lab`).
+        for (const path of ["/l%61b/splits", "/L%41B/splits", "/lab%2Fsplits", "/%6cab/split%73"]) {
+          const reply = yield* exchange("GET", path)
+          assert.strictEqual(reply.status, 200, path)
+          assert.strictEqual(
+            reply.body,
+            "[{\"name\":\"train\",\"type\":\"train\"},{\"name\":\"odd\",\"type\":\"validation\"}]"
+          )
+        }
+        assert.strictEqual((yield* exchange("GET", "/heal%74h")).body, "{\"status\":\"ok\"}")
+        // The environment name is echoed as decoded.
+        const tasks = yield* exchange("POST", "/L%41B/tasks", "{\"split\":\"odd\"}")
+        assert.strictEqual(tasks.body, "{\"tasks\":[],\"env_name\":\"LAB\"}")
+        const redirects: ReadonlyArray<readonly [string, number, string]> = [
+          ["/spl%69ts", 308, "/lab/splits"],
+          ["/%C3%A9/splits", 308, "/lab/%C3%A9/splits"],
+          ["/lab%ZZ/splits", 308, "/lab/lab%ZZ/splits"],
+          ["/a%2Fb/splits?x=%20", 308, "/lab/a/b/splits?x=%20"],
+          ["/lab%ffx/splits", 308, "/lab/lab%EF%BF%BDx/splits"],
+          ["/lab%e2%82x/splits", 308, "/lab/lab%EF%BF%BDx/splits"],
+          ["/l%61b/splits/", 307, "http://here/lab/splits"],
+          ["/lab/splits%2F", 307, "http://here/lab/splits"]
+        ]
+        for (const [path, status, location] of redirects) {
+          const reply = yield* exchange("GET", path)
+          assert.deepStrictEqual([reply.status, reply.location], [status, location], path)
+        }
+        for (const path of ["//lab/splits", "/%2Flab/splits", "/lab//splits"]) {
+          assert.strictEqual((yield* exchange("GET", path)).status, 404, path)
+        }
       }))
 
     it.effect("environment names match without regard to case, and echo the path's spelling", () =>
@@ -1439,6 +1508,72 @@ describe("Server lifecycle", () => {
       ).pipe(Effect.provide(capture))
       for (const body of replies) assertNoInternals(body, body.slice(0, 120))
       for (const line of lines) assertNoInternals(line, line.slice(0, 120))
+    }))
+
+  it.effect("the session store, task registry and reaper are services a server is built on", () =>
+    Effect.gen(function*() {
+      const settings: App.Settings = {
+        maxBodySize: 1024 * 1024,
+        maxDepth: 512,
+        idleTimeout: 900_000,
+        reaperInterval: 5_000,
+        setupWaitTimeout: 25_000,
+        keepAliveInterval: 10_000,
+        resultLinger: 60_000,
+        returnErrors: "exception",
+        version: "0.1.167",
+        buildSha: null,
+        routeKey: "replica-a",
+        drainTimeout: 30_000
+      }
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        Layer.scopedDiscard(
+          Effect.flatMap(
+            App.make([Compiled.compile(Lab)], settings),
+            (app) => HttpServer.serveEffect(app as HttpApp.Default<never, Greeting>)
+          )
+        ).pipe(
+          Layer.provideMerge(App.services(settings)),
+          Layer.provide(GreetingLive),
+          Layer.provideMerge(Loopback)
+        ),
+        scope
+      )
+      const sessions = Context.get(context, SessionStore)
+      const registry = Context.get(context, TaskRegistry)
+      yield* Effect.provide(
+        Effect.gen(function*() {
+          // /create_session hands out the store's ids, carrying its route key.
+          const minted = events((yield* post("/create_session", {})).body)[0]!
+          assert.strictEqual(minted.event, "task_id")
+          assert.match(minted.data, /^replica-a\.[0-9a-f-]{36}$/)
+          yield* create("svc-1")
+          assert.isTrue(sessions.records.has("svc-1"))
+          const call = yield* callTool("svc-1", "echo", { text: "hi" })
+          assert.isDefined(registry.get(call.taskId, "svc-1"))
+          // A call running when its session ends is interrupted (awaited) before the teardown runs.
+          yield* create("svc-2")
+          const pending = yield* Effect.fork(callTool("svc-2", "slow", { latch: "svc-never" }))
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+          assert.strictEqual(yield* FiberSet.size(sessions.records.get("svc-2")!.fibers), 1)
+          yield* post("/delete", undefined, "svc-2")
+          assert.strictEqual((yield* Fiber.join(pending)).error, "Session deleted")
+          assert.include(log, "teardown svc-2")
+          // Draining: the health check says so, and the store takes no new sessions.
+          assert.strictEqual((yield* get("/health")).status, 200)
+          yield* sessions.drain()
+          const health = yield* get("/health")
+          assert.deepStrictEqual([health.status, health.body], [503, "{\"status\":\"draining\"}"])
+          assert.strictEqual((yield* post("/create", { split: "train", index: 0 }, "svc-3")).status, 503)
+        }),
+        context
+      )
+      // Closing the services' scope ends every session.
+      assert.notInclude(log, "teardown svc-1")
+      yield* Scope.close(scope, Exit.void)
+      assert.include(log, "teardown svc-1")
+      assert.strictEqual(sessions.records.size, 0)
     }))
 
   it.effect("returnErrors decides what a 500 reveals; /version reports the build from OPENREWARD_BUILD_SHA", () =>

@@ -15,8 +15,8 @@ import * as Server from "./server.js"
 
 /** What the stand-in answers. */
 export interface Script {
-  /** Input for the tool call, given the tool's name (default `{}`). */
-  readonly input?: (toolName: string) => Record<string, unknown>
+  /** The input of the tool call, given the tool's name (default `{}`), sent as its `input`. */
+  readonly toolInput?: (toolName: string) => Record<string, unknown>
   /** The final answer, given the text of the last tool result (default: quotes it). */
   readonly answer?: (toolOutput: string) => string
   /** The model name the answers carry (default `claude-stand-in`). */
@@ -87,7 +87,7 @@ export const message = (body: Body, index: number, script: Script = {}): Anthrop
           type: "tool_use",
           id: `toolu_standin_${index}`,
           name: toolName,
-          input: script.input?.(toolName) ?? {},
+          input: script.toolInput?.(toolName) ?? {},
           caller: { type: "direct" }
         }
       ],

@@ -22,8 +22,8 @@ export type ResponseJson = Pick<
 
 /** What the stand-in answers. */
 export interface Script {
-  /** Arguments for the function call, given the function's name (default `{}`). */
-  readonly args?: (name: string) => Record<string, unknown>
+  /** The input of the function call, given the function's name (default `{}`), sent as its `args`. */
+  readonly toolInput?: (toolName: string) => Record<string, unknown>
   /** The final answer, given the function response (default: quotes it as JSON). */
   readonly answer?: (response: unknown) => string
   /** The model version the answers carry (default `gemini-stand-in`). */
@@ -55,7 +55,10 @@ export const response = (body: Body, index: number, script: Script = {}): Respon
           role: "model",
           parts: [
             { text: `The user needs ${name}.`, thought: true },
-            { functionCall: { name, args: script.args?.(name) ?? {} }, thoughtSignature: `c2lnLXN0YW5kaW4t${index}` }
+            {
+              functionCall: { name, args: script.toolInput?.(name) ?? {} },
+              thoughtSignature: `c2lnLXN0YW5kaW4t${index}`
+            }
           ]
         }
       }],

@@ -3,7 +3,7 @@
  * official `openai` SDK offline: `new OpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "test" })`.
  *
  * It plays a two-step agent: while the last request message is not a `tool` message it calls the
- * first tool of the request's `tools` (arguments from the script), otherwise it answers with the
+ * first tool of the request's `tools` (its input from the script's `toolInput`), otherwise it answers with the
  * script's final text. `stream: true` gets the same answer as `chat.completion.chunk` events
  * (tool-call arguments split over several chunks, keyed by `index`, as the API sends them), ending
  * with a usage chunk when `stream_options.include_usage` is set and with `data: [DONE]`. Every
@@ -14,8 +14,8 @@ import * as Server from "./server.js"
 
 /** What the stand-in answers. */
 export interface Script {
-  /** Arguments for the tool call, given the tool's name (default `{}`). */
-  readonly arguments?: (toolName: string) => Record<string, unknown>
+  /** The input of the tool call, given the tool's name (default `{}`), sent as its `arguments` JSON. */
+  readonly toolInput?: (toolName: string) => Record<string, unknown>
   /** The final answer, given the text of the last tool message (default: quotes it). */
   readonly answer?: (toolOutput: string) => string
   /** The model name the answers carry (default `stand-in-gpt`). */
@@ -69,7 +69,7 @@ export const completion = (body: Body, index: number, script: Script = {}): Open
           tool_calls: [{
             id: `call_standin_${index}`,
             type: "function",
-            function: { name: toolName, arguments: JSON.stringify(script.arguments?.(toolName) ?? {}) }
+            function: { name: toolName, arguments: JSON.stringify(script.toolInput?.(toolName) ?? {}) }
           }]
         }
       }],

@@ -20,8 +20,8 @@ import { start as startServer } from "./server.js"
 
 /** What the scripted model does. */
 export interface Script {
-  /** The input of the tool call it makes. Default `{}`. */
-  readonly toolInput?: { readonly [key: string]: unknown } | undefined
+  /** The input of the tool call, given the tool's name (default `{}`), sent as its `arguments` JSON. */
+  readonly toolInput?: ((toolName: string) => Record<string, unknown>) | undefined
   /** The model name it reports. Default the request's. */
   readonly model?: string | undefined
 }
@@ -107,7 +107,7 @@ export const answer = (body: Json, index: number, script: Script = {}): OpenAi.R
       id: `fc_${index}`,
       call_id: `call_${index}`,
       name: String(tools[0]!["name"]),
-      arguments: JSON.stringify(script.toolInput ?? {}),
+      arguments: JSON.stringify(script.toolInput?.(String(tools[0]!["name"])) ?? {}),
       status: "completed"
     })
   } else {

@@ -8,7 +8,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../Block.js"
 import * as ConversionError from "../ConversionError.js"
+import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import * as Guard from "./guard.js"
 
 /** A block that lenient decoding left out. */
 export interface SkippedBlock {
@@ -32,14 +34,117 @@ const roleSchemas = {
 
 type Decoder = (u: unknown) => Either.Either<Message.Message, ParseResult.ParseError>
 
-const decoders = (onExcessProperty: "error" | "ignore"): { readonly [R in Message.Role]: Decoder } => ({
-  system: Schema.decodeUnknownEither(roleSchemas.system, { onExcessProperty }),
-  user: Schema.decodeUnknownEither(roleSchemas.user, { onExcessProperty }),
-  assistant: Schema.decodeUnknownEither(roleSchemas.assistant, { onExcessProperty })
-})
+// the lenient reading ignores unknown keys: the schemas without their own `onExcessProperty: "error"`
+const lenientRoleSchemas = {
+  system: Guard.relax(Message.SystemMessage),
+  user: Guard.relax(Message.UserMessage),
+  assistant: Guard.relax(Message.AssistantMessage)
+} as const
+
+const decoders = (onExcessProperty: "error" | "ignore"): { readonly [R in Message.Role]: Decoder } => {
+  const schemas = onExcessProperty === "error" ? roleSchemas : lenientRoleSchemas
+  return {
+    system: Schema.decodeUnknownEither(schemas.system, { onExcessProperty }),
+    user: Schema.decodeUnknownEither(schemas.user, { onExcessProperty }),
+    assistant: Schema.decodeUnknownEither(schemas.assistant, { onExcessProperty })
+  }
+}
 
 const strictDecoders = decoders("error")
 const lenientDecoders = decoders("ignore")
+
+// -----------------------------------------------------------------------------
+// the fast path: a guard compiled from the same schemas, then one plain pass
+// -----------------------------------------------------------------------------
+
+const ConversationSchema = Schema.Array(Message.Message)
+
+/** Does the whole conversation decode strictly (every key known, every block placed)? */
+export const isStrict = Guard.compile(ConversationSchema, { onExcessProperty: "error" })
+/** Does the whole conversation decode with unexpected keys ignored (and no unknown block)? */
+export const isLenient = Guard.compile(Guard.relax(ConversationSchema), { onExcessProperty: "ignore" })
+
+const messageGuards = (onExcessProperty: "error" | "ignore"): { readonly [R in Message.Role]: Guard.Guard } => {
+  const schemas = onExcessProperty === "error" ? roleSchemas : lenientRoleSchemas
+  return {
+    system: Guard.compile(schemas.system, { onExcessProperty }),
+    user: Guard.compile(schemas.user, { onExcessProperty }),
+    assistant: Guard.compile(schemas.assistant, { onExcessProperty })
+  }
+}
+
+const strictGuards = messageGuards("error")
+const lenientGuards = messageGuards("ignore")
+
+/** Does `u` decode as prompt blocks (text and image), strictly or leniently? */
+export const isStrictPrompt = Guard.compile(Schema.Array(Block.ContentBlock), { onExcessProperty: "error" })
+/** The content-block union without its own `onExcessProperty: "error"`, for lenient reading. */
+export const LenientContentBlock = Guard.relax(Block.ContentBlock)
+export const isLenientContent = Guard.compile(LenientContentBlock, { onExcessProperty: "ignore" })
+
+type Raw = { readonly [key: string]: unknown }
+
+const detailOf = (raw: Raw): Json.JsonObject | null => {
+  const detail = raw["detail"] as Json.JsonObject | null | undefined
+  return detail === undefined || detail === null ? null : Guard.copyJsonObject(detail)
+}
+
+/** A content block a guard has passed, as the Schema decode makes it. */
+export const contentBlock = (raw: Raw): Block.ContentBlock =>
+  raw["type"] === "text"
+    ? { text: raw["text"] as string, detail: detailOf(raw), type: "text" }
+    : { data: raw["data"] as string, mimeType: raw["mimeType"] as string, detail: detailOf(raw), type: "image" }
+
+/** A block a guard has passed, as the Schema decode makes it: defaults in, keys in schema order. */
+const block = (raw: Raw): Block.Block => {
+  switch (raw["type"] as Block.BlockType) {
+    case "text":
+    case "image":
+      return contentBlock(raw)
+    case "reasoning":
+      return {
+        text: raw["text"] as string,
+        signature: (raw["signature"] as string | null | undefined) ?? null,
+        detail: detailOf(raw),
+        type: "reasoning"
+      }
+    case "tool_call":
+      return {
+        id: raw["id"] as string,
+        name: raw["name"] as string,
+        input: Guard.copyJsonObject(raw["input"] as Json.JsonObject),
+        detail: detailOf(raw),
+        type: "tool_call"
+      }
+    case "tool_result": {
+      const inner = raw["blocks"] as ReadonlyArray<Raw>
+      const blocks: Array<Block.ContentBlock> = new Array(inner.length)
+      for (let k = 0; k < inner.length; k++) blocks[k] = contentBlock(inner[k]!)
+      return {
+        tool_call_id: raw["tool_call_id"] as string,
+        blocks,
+        is_error: (raw["is_error"] as boolean | undefined) ?? false,
+        detail: detailOf(raw),
+        type: "tool_result"
+      }
+    }
+  }
+}
+
+/** A message a guard has passed, as the Schema decode makes it. */
+export const message = (raw: Raw): Message.Message => {
+  const input = raw["blocks"] as ReadonlyArray<Raw>
+  const blocks: Array<Block.Block> = new Array(input.length)
+  for (let j = 0; j < input.length; j++) blocks[j] = block(input[j]!)
+  return { role: raw["role"], blocks, detail: detailOf(raw) } as Message.Message
+}
+
+/** A conversation a guard has passed. */
+export const conversationOf = (raw: ReadonlyArray<unknown>): Array<Message.Message> => {
+  const out: Array<Message.Message> = new Array(raw.length)
+  for (let i = 0; i < raw.length; i++) out[i] = message(raw[i] as Raw)
+  return out
+}
 
 const malformed = (
   path: ConversionError.Path,
@@ -163,6 +268,7 @@ export const decodeMessage = (
   const screened = screenBlocks(role, blocks, i, options, skipped)
   if (Either.isLeft(screened)) return Either.left(screened.left)
   const input = screened.right === blocks ? raw : { ...raw, blocks: screened.right }
+  if ((options.lenient ? lenientGuards : strictGuards)[role](input)) return Either.right(message(input))
   let decoded: Either.Either<Message.Message, ParseResult.ParseError>
   try {
     decoded = (options.lenient ? lenientDecoders : strictDecoders)[role](input)
@@ -183,6 +289,9 @@ export const decodeConversation = (
   { readonly conversation: ReadonlyArray<Message.Message>; readonly skipped: ReadonlyArray<SkippedBlock> },
   ConversionError.ValidationError
 > => {
+  if ((options.lenient ? isLenient : isStrict)(input)) {
+    return Either.right({ conversation: conversationOf(input as ReadonlyArray<unknown>), skipped: [] })
+  }
   if (!Array.isArray(input)) return Either.left(malformed([], "expected an array of messages", undefined))
   const skipped: Array<SkippedBlock> = []
   const conversation: Array<Message.Message> = []
@@ -216,3 +325,77 @@ export const checkPlacement = (
   }
   return undefined
 }
+
+// -----------------------------------------------------------------------------
+// writing: the wire JSON of values known valid, without a Schema encode
+// -----------------------------------------------------------------------------
+
+/** The wire JSON of a content block, every default present, keys in the reference's order. */
+export const encodeContentBlock = (block: Block.ContentBlock): typeof Block.ContentBlock.Encoded =>
+  block.type === "text"
+    ? { text: block.text, detail: block.detail ?? null, type: "text" }
+    : { data: block.data, mimeType: block.mimeType, detail: block.detail ?? null, type: "image" }
+
+/** The wire JSON of a block, as `Schema.encodeSync(Block.Block)` writes it. */
+export const encodeBlock = (block: Block.Block): typeof Block.Block.Encoded => {
+  switch (block.type) {
+    case "text":
+    case "image":
+      return encodeContentBlock(block)
+    case "reasoning":
+      return { text: block.text, signature: block.signature ?? null, detail: block.detail ?? null, type: "reasoning" }
+    case "tool_call":
+      return { id: block.id, name: block.name, input: block.input, detail: block.detail ?? null, type: "tool_call" }
+    case "tool_result": {
+      const inner: ReadonlyArray<Block.ContentBlock> = block.blocks
+      const blocks: Array<typeof Block.ContentBlock.Encoded> = new Array(inner.length)
+      for (let k = 0; k < inner.length; k++) blocks[k] = encodeContentBlock(inner[k]!)
+      return {
+        tool_call_id: block.tool_call_id,
+        blocks,
+        is_error: block.is_error ?? false,
+        detail: block.detail ?? null,
+        type: "tool_result"
+      }
+    }
+  }
+}
+
+/** The wire JSON of a message, as `Schema.encodeSync(Message.Message)` writes it. */
+export const encodeMessage = (message: Message.Message): Message.Encoded => {
+  const input: ReadonlyArray<Block.Block> = message.blocks
+  const blocks: Array<typeof Block.Block.Encoded> = new Array(input.length)
+  for (let j = 0; j < input.length; j++) blocks[j] = encodeBlock(input[j]!)
+  return { role: message.role, blocks, detail: message.detail ?? null } as Message.Encoded
+}
+
+/** The wire JSON of a conversation. */
+export const encodeConversation = (conversation: ReadonlyArray<Message.Message>): Array<Message.Encoded> => {
+  const out: Array<Message.Encoded> = new Array(conversation.length)
+  for (let i = 0; i < conversation.length; i++) out[i] = encodeMessage(conversation[i]!)
+  return out
+}
+
+// a decoded value passes the strict decode guard (its defaults are present, which the wire allows)
+const isConversationValue = isStrict
+const isPromptValue = isStrictPrompt
+const schemaEncodeConversation = Schema.encodeEither(ConversationSchema)
+const schemaEncodePrompt = Schema.encodeEither(Schema.Array(Block.ContentBlock))
+
+/**
+ * The wire JSON of a conversation that came from code the library does not control (an
+ * environment's `get_messages`): written plainly when a guard finds it a valid conversation, else
+ * by the Schema encode, which says what is wrong with it.
+ */
+export const encodeConversationEither = (
+  conversation: ReadonlyArray<Message.Message>
+): Either.Either<ReadonlyArray<Message.Encoded>, ParseResult.ParseError> =>
+  isConversationValue(conversation)
+    ? Either.right(encodeConversation(conversation))
+    : schemaEncodeConversation(conversation)
+
+/** The wire JSON of prompt blocks from code the library does not control, as {@link encodeConversationEither}. */
+export const encodePromptEither = (
+  prompt: ReadonlyArray<Block.ContentBlock>
+): Either.Either<ReadonlyArray<typeof Block.ContentBlock.Encoded>, ParseResult.ParseError> =>
+  isPromptValue(prompt) ? Either.right(prompt.map(encodeContentBlock)) : schemaEncodePrompt(prompt)

@@ -1,11 +1,11 @@
 /**
  * A Gemini transcript to a canonical conversation.
  *
- * Plain JSON input that decodes without error takes the fast walk of `googleDecodeFast.ts`. The
- * rest comes here: the input goes through the wire schemas once (structure and JSON types, both
+ * Input a guard compiled from the wire schemas passes (guard.ts) is converted as it is; the rest
+ * goes through the wire schemas once (structure and JSON types, both
  * spellings, `null` as unset); then each part is classified, turned into canonical pieces and placed
  * by role; then function responses are paired with their calls and ids are settled
- * (`googlePairing.ts`, shared with the fast walk). Errors come in that order: structure, then the system instruction, then
+ * (`googlePairing.ts`). Errors come in that order: structure, then the system instruction, then
  * parts in document order, then pairing in document order.
  *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
@@ -23,9 +23,10 @@ import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
-import * as Fast from "./googleDecodeFast.js"
 import * as Pairing from "./googlePairing.js"
 import * as Wire from "./googleWire.js"
+import * as Guard from "./guard.js"
+import * as RequestBody from "./requestBody.js"
 import * as Input from "./wireInput.js"
 
 type Path = ReadonlyArray<string | number>
@@ -425,7 +426,8 @@ const decodePart = (
         c,
         p,
         name,
-        input,
+        // a copy, so that the conversation shares no mutable object with the input
+        input: Guard.copyJsonObject(input),
         explicitId: isSet(id) ? id : undefined,
         adopted: undefined,
         answered: false,
@@ -539,44 +541,66 @@ const resolveSystem = (
   return Either.right({ field: nested.right, at: ["config"] })
 }
 
+// what decoding reads, compiled to guards once (guard.ts)
+const isRequest = Guard.compile(Wire.Request, { onExcessProperty: "ignore" })
+const isContents = Guard.compile(Wire.Contents, { onExcessProperty: "ignore" })
+
 /**
- * Decode a Gemini transcript: a request body or a bare `contents` array. Input that decodes without
- * error takes the fast walk of `googleDecodeFast.ts`; anything else the Schema path below.
+ * Decode a Gemini transcript: a request body or a bare `contents` array. Input the guards pass is
+ * converted as it is; anything else goes through the Schema path below, which reports the error.
  */
 export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> =>
   Input.total("google", () => {
-    const fast = Fast.decode(input)
-    return fast === undefined ? decodeWithSchema(input) : Either.right(fast)
+    if (Array.isArray(input)) {
+      return isContents(input) ? convert(input as typeof Wire.Contents.Type, undefined) : decodeWithSchema(input)
+    }
+    if (typeof input === "object" && input !== null) {
+      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    return isRequest(input) ? convert(undefined, input as typeof Wire.Request.Type) : decodeWithSchema(input)
   })
 
-/** Decode through the wire schemas: the reference for {@link decode}'s fast walk, and where errors are found. */
+const unknownRequestKey = RequestBody.checker("google", Wire.requestKeys)
+
+/** Decode through the wire schemas: where errors are found (and odd values the guards leave to it). */
 export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
   const deep = nestedTooDeeply(input)
   if (deep !== undefined) return Either.left(deep)
+  if (Array.isArray(input)) {
+    const decoded = decodeContents(input)
+    return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(decoded.right, undefined)
+  }
+  if (isRecord(input)) {
+    const decoded = decodeRequest(input)
+    return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(undefined, decoded.right)
+  }
+  return Either.left(
+    malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
+  )
+}
+
+/** The conversion of a bare `contents` array or a request body that decodes. */
+const convert = (
+  bare: ReadonlyArray<typeof Wire.Content.Type> | undefined,
+  request: typeof Wire.Request.Type | undefined
+): Either.Either<Conversation.Conversation, DecodeError> => {
   let contents: ReadonlyArray<typeof Wire.Content.Type>
   let root: Path
   const messages: Array<Message.Message> = []
-  if (Array.isArray(input)) {
-    const decoded = decodeContents(input)
-    if (Either.isLeft(decoded)) return Either.left(fromParseError(decoded.left))
-    contents = decoded.right
+  if (bare !== undefined) {
+    contents = bare
     root = []
-  } else if (isRecord(input)) {
-    const decoded = decodeRequest(input)
-    if (Either.isLeft(decoded)) return Either.left(fromParseError(decoded.left))
-    const instruction = resolveSystem(decoded.right)
+  } else {
+    const instruction = resolveSystem(request!)
     if (Either.isLeft(instruction)) return Either.left(instruction.left)
     if (instruction.right !== undefined) {
       const system = decodeSystem(instruction.right.field, instruction.right.at)
       if (Either.isLeft(system)) return Either.left(system.left)
       messages.push(system.right)
     }
-    contents = decoded.right.contents
+    contents = request!.contents
     root = ["contents"]
-  } else {
-    return Either.left(
-      malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
-    )
   }
 
   const calls: Array<Pairing.Call> = []

@@ -103,6 +103,28 @@ export const Request = Schema.Struct({
   config: optional(Config)
 }).annotations({ identifier: "Request" })
 
+/**
+ * The keys of a request body: where the conversation is, and the API's other request parameters
+ * (REST `GenerateContentRequest` in either spelling, and the SDK's `{model, contents, config}`),
+ * which decoding accepts and ignores (`config` is read only for its system instruction).
+ */
+export const requestKeys = {
+  conversation: ["contents", "system_instruction", "systemInstruction", "config"],
+  parameters: [
+    "model",
+    "tools",
+    "tool_config",
+    "toolConfig",
+    "safety_settings",
+    "safetySettings",
+    "generation_config",
+    "generationConfig",
+    "cached_content",
+    "cachedContent",
+    "labels"
+  ]
+} as const
+
 /** A bare `contents` list. */
 export const Contents = Schema.Array(Content).annotations({ identifier: "Contents" })
 

@@ -17,8 +17,10 @@ import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import * as Guard from "./guard.js"
 import { dumps } from "./pythonJson.js"
-import { copyJsonObject, isPlainObject, maxDepth, tooDeep, total } from "./wireInput.js"
+import * as RequestBody from "./requestBody.js"
+import { maxDepth, tooDeep, total } from "./wireInput.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
@@ -608,6 +610,7 @@ export const encode = (
 // -----------------------------------------------------------------------------
 
 const decodeMessages = Schema.decodeUnknownEither(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
+const isMessageList = Guard.compile(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
 
 const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
 
@@ -947,366 +950,12 @@ const toConversation = (
   return Either.right(out)
 }
 
-// -----------------------------------------------------------------------------
-// decoding: the plain walk
-// -----------------------------------------------------------------------------
-
-// Well-formed input is decoded in one walk with plain type checks, converting as it goes: the
-// Schema decode above copies the whole transcript through unions tried member by member, and was
-// most of decoding's time and allocation (docs/performance.md, "What changed", decoders). The walk
-// only ever succeeds. On anything it does not expect (a wrong type, an optional key present as
-// `undefined`, content with no canonical form, a value nested too deeply, an object that is not
-// plain) it gives up with `undefined`, and `decode` runs the Schema decode and the conversion above,
-// whose result and errors are the reference. test/OpenAiChatFastPath.test.ts holds the two to the
-// same results.
-
-type Plain = { readonly [key: string]: unknown }
-
-/**
- * A plain object: what `JSON.parse` builds. Reading a key of one reads an own key, as the Schema
- * decode does (an object with another prototype may inherit keys, and goes to the Schema decode).
- */
-const isPlain: (u: unknown) => u is Plain = isPlainObject
-
-const hasOwn = (o: Plain, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
-
-const invalid: unique symbol = Symbol("invalid")
-
-/**
- * An optional `string | null` key as the Schema decode reads it: its value, `undefined` when it is
- * absent, `invalid` otherwise (present as `undefined` included: the keys are exact).
- */
-const optionalNullOrString = (o: Plain, key: string): string | null | undefined | typeof invalid => {
-  const value = o[key]
-  return value === null || typeof value === "string"
-    ? value
-    : value === undefined && !hasOwn(o, key)
-    ? undefined
-    : invalid
-}
-
-// How many values the walk looks at inside one ignored value before leaving it to `tooDeep` (a
-// value with shared parts can be far larger as a tree than as a graph).
-const ignoredBudget = 1000
-
-/**
- * What is left of `budget` after checking that no object in `value` (at `depth`) is nested deeper
- * than `maxDepth`, or -1 when one is, or when the budget runs out, or when `value` holds an object
- * that is neither plain nor an array.
- */
-const shallowWithin = (value: unknown, depth: number, budget: number): number => {
-  if (typeof value !== "object" || value === null) return budget
-  if (depth > maxDepth) return -1
-  if (Array.isArray(value)) {
-    const items: ReadonlyArray<unknown> = value
-    for (let i = 0; i < items.length && budget >= 0; i++) budget = shallowWithin(items[i], depth + 1, budget - 1)
-    return budget
-  }
-  if (!isPlain(value)) return -1
-  for (const key in value) {
-    budget = shallowWithin(value[key], depth + 1, budget - 1)
-    if (budget < 0) return -1
-  }
-  return budget
-}
-
-/**
- * Are the keys of `o` (at `depth`) that the walk does not read shallow enough? The Schema decode
- * ignores them, but the depth check before it (`tooDeep`) walks every key.
- */
-const othersShallow = (o: Plain, read: ReadonlySet<string>, depth: number): boolean => {
-  for (const key in o) {
-    if (!read.has(key) && shallowWithin(o[key], depth + 1, ignoredBudget) < 0) return false
-  }
-  return true
-}
-
-const keys = (...names: ReadonlyArray<string>): ReadonlySet<string> => new Set(names)
-
-const messageKeys = keys("role", "content")
-const toolMessageKeys = keys("role", "tool_call_id", "content")
-const assistantKeys = keys(
-  "role",
-  "content",
-  "refusal",
-  "reasoning_content",
-  "reasoning",
-  "reasoning_details",
-  "tool_calls",
-  "function_call",
-  "audio"
-)
-const textPartKeys = keys("type", "text")
-const imagePartKeys = keys("type", "image_url")
-const imageUrlKeys = keys("url")
-const refusalPartKeys = keys("type", "refusal")
-const toolCallKeys = keys("id", "type", "function")
-const functionKeys = keys("name", "arguments")
-const textDetailKeys = keys("type", "text", "signature")
-const summaryDetailKeys = keys("type", "summary")
-const encryptedDetailKeys = keys("type")
-
-// Depths below the message list, as `tooDeep` counts them.
-const messageDepth = 1
-const partDepth = 3
-const functionDepth = 4
-
-/** A content part (at `partDepth`); refusals only in assistant content. */
-const walkPart = (part: unknown, assistant: boolean): Block.ContentBlock | undefined => {
-  if (!isPlain(part)) return undefined
-  switch (part["type"]) {
-    case "text": {
-      const text = part["text"]
-      return typeof text === "string" && othersShallow(part, textPartKeys, partDepth) ? Block.text(text) : undefined
-    }
-    case "image_url": {
-      const image = part["image_url"]
-      if (!isPlain(image) || !othersShallow(part, imagePartKeys, partDepth)) return undefined
-      const url = image["url"]
-      return typeof url === "string" && othersShallow(image, imageUrlKeys, partDepth + 1)
-        ? dataUrlImage(url)
-        : undefined
-    }
-    case "refusal": {
-      const refusal = part["refusal"]
-      return assistant && typeof refusal === "string" && othersShallow(part, refusalPartKeys, partDepth)
-        ? Block.text(refusal)
-        : undefined
-    }
-    default:
-      return undefined
-  }
-}
-
-/** Message content: a string, or an array of parts. */
-const walkContent = (content: unknown, assistant: boolean): Array<Block.ContentBlock> | undefined => {
-  if (typeof content === "string") return [Block.text(content)]
-  if (!Array.isArray(content)) return undefined
-  const parts: ReadonlyArray<unknown> = content
-  const blocks: Array<Block.ContentBlock> = new Array(parts.length)
-  for (let k = 0; k < parts.length; k++) {
-    const block = walkPart(parts[k], assistant)
-    if (block === undefined) return undefined
-    blocks[k] = block
-  }
-  return blocks
-}
-
-/**
- * Is a JSON value (at `depth`) as the Schema decode reads it: finite numbers, no `undefined`, no
- * object nested deeper than `maxDepth`? For a value `JSON.parse` built.
- */
-const isParsedJson = (value: unknown, depth: number): boolean => {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true
-    case "number":
-      return Number.isFinite(value)
-    case "object": {
-      if (value === null) return true
-      if (depth > maxDepth) return false
-      if (Array.isArray(value)) {
-        const items: ReadonlyArray<unknown> = value
-        for (let i = 0; i < items.length; i++) if (!isParsedJson(items[i], depth + 1)) return false
-        return true
-      }
-      for (const key in value) {
-        if (!isParsedJson((value as Plain)[key], depth + 1)) return false
-      }
-      return true
-    }
-    default:
-      return false
-  }
-}
-
-/** Tool-call arguments (at `functionDepth + 1`): a JSON string of an object, or an object. */
-const walkArguments = (raw: unknown): Json.JsonObject | undefined => {
-  if (typeof raw === "string") {
-    if (raw === "") return {}
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(raw)
-    } catch {
-      return undefined
-    }
-    // `parseArguments` checks the depth from the parsed value itself
-    return isPlain(parsed) && isParsedJson(parsed, 0) ? parsed as Json.JsonObject : undefined
-  }
-  return copyJsonObject(raw, functionDepth + 1)
-}
-
-const walkToolCall = (call: unknown): Block.ToolCallBlock | undefined => {
-  if (!isPlain(call)) return undefined
-  const type = call["type"]
-  if (type === undefined ? hasOwn(call, "type") : type !== "function") return undefined
-  const id = call["id"]
-  const fn = call["function"]
-  if (typeof id !== "string" || !isPlain(fn) || !othersShallow(call, toolCallKeys, partDepth)) return undefined
-  const name = fn["name"]
-  if (typeof name !== "string" || !othersShallow(fn, functionKeys, functionDepth)) return undefined
-  const input = walkArguments(fn["arguments"])
-  return input === undefined ? undefined : Block.toolCall(id, name, input)
-}
-
-/** A `reasoning_details` entry: a block, `null` for one left out, `undefined` to give up. */
-const walkDetail = (detail: unknown, options: DecodeOptions): Block.ReasoningBlock | null | undefined => {
-  if (!isPlain(detail)) return undefined
-  switch (detail["type"]) {
-    case "reasoning.text": {
-      const text = optionalNullOrString(detail, "text")
-      const signature = optionalNullOrString(detail, "signature")
-      return text !== invalid && signature !== invalid && othersShallow(detail, textDetailKeys, partDepth)
-        ? Block.reasoning(text ?? "", { signature: signature ?? null })
-        : undefined
-    }
-    case "reasoning.summary": {
-      const summary = detail["summary"]
-      return typeof summary === "string" && othersShallow(detail, summaryDetailKeys, partDepth)
-        ? Block.reasoning(summary)
-        : undefined
-    }
-    case "reasoning.encrypted":
-      return options.encryptedReasoning === "drop" && othersShallow(detail, encryptedDetailKeys, partDepth)
-        ? null
-        : undefined
-    default:
-      return undefined
-  }
-}
-
-/** An optional, nullable array key: the array, `null` when absent or null, `invalid` otherwise. */
-const optionalArray = (o: Plain, key: string): ReadonlyArray<unknown> | null | typeof invalid => {
-  const value = o[key]
-  return Array.isArray(value) ? value : value === null || (value === undefined && !hasOwn(o, key)) ? null : invalid
-}
-
-/** The reasoning blocks of an assistant message, as `decodeReasoning` reads them. */
-const walkReasoning = (
-  details: ReadonlyArray<unknown> | null,
-  reasoningContent: string | null | undefined,
-  reasoning: string | null | undefined,
-  options: DecodeOptions,
-  blocks: Array<Message.AssistantBlock>
-): boolean => {
-  if (details !== null) {
-    for (let k = 0; k < details.length; k++) {
-      const block = walkDetail(details[k], options)
-      if (block === undefined) return false
-      if (block !== null) blocks.push(block)
-    }
-    if (blocks.length > 0) return true
-  }
-  if (typeof reasoningContent === "string") blocks.push(Block.reasoning(reasoningContent))
-  if (typeof reasoning === "string" && reasoning !== reasoningContent) blocks.push(Block.reasoning(reasoning))
-  return true
-}
-
-const walkAssistant = (message: Plain, options: DecodeOptions): Message.AssistantMessage | undefined => {
-  const functionCall = message["function_call"]
-  const audio = message["audio"]
-  const content = message["content"]
-  const refusal = optionalNullOrString(message, "refusal")
-  const reasoningContent = optionalNullOrString(message, "reasoning_content")
-  const reasoning = optionalNullOrString(message, "reasoning")
-  const details = optionalArray(message, "reasoning_details")
-  const toolCalls = optionalArray(message, "tool_calls")
-  if (
-    (functionCall !== undefined && functionCall !== null) || (audio !== undefined && audio !== null) ||
-    (content === undefined && hasOwn(message, "content")) || refusal === invalid || reasoningContent === invalid ||
-    reasoning === invalid || details === invalid || toolCalls === invalid ||
-    !othersShallow(message, assistantKeys, messageDepth)
-  ) return undefined
-  const blocks: Array<Message.AssistantBlock> = []
-  if (!walkReasoning(details, reasoningContent, reasoning, options, blocks)) return undefined
-  if (content !== undefined && content !== null) {
-    const visible = walkContent(content, true)
-    if (visible === undefined) return undefined
-    for (let k = 0; k < visible.length; k++) blocks.push(visible[k]!)
-  }
-  if (typeof refusal === "string") blocks.push(Block.text(refusal))
-  if (toolCalls !== null) {
-    for (let k = 0; k < toolCalls.length; k++) {
-      const call = walkToolCall(toolCalls[k])
-      if (call === undefined) return undefined
-      blocks.push(call)
-    }
-  }
-  return Message.assistant(blocks)
-}
-
-/**
- * A message list to canonical messages, as `toConversation` groups them; `undefined` to give up.
- * (Exported for the tests that hold it to {@link decodeWithSchema}.)
- */
-export const walkMessages = (
-  messages: ReadonlyArray<unknown>,
-  options: DecodeOptions
-): Conversation.Conversation | undefined => {
-  const out: Array<Message.Message> = []
-  let results: Array<Block.ToolResultBlock> = []
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]
-    if (!isPlain(message)) return undefined
-    switch (message["role"]) {
-      case "system":
-      case "developer": {
-        const content = walkContent(message["content"], false)
-        if (content === undefined || !othersShallow(message, messageKeys, messageDepth)) return undefined
-        if (results.length > 0) {
-          out.push(Message.user(results))
-          results = []
-        }
-        out.push(Message.system(content))
-        break
-      }
-      case "user": {
-        const content = walkContent(message["content"], false)
-        if (content === undefined || !othersShallow(message, messageKeys, messageDepth)) return undefined
-        // the tool results so far lead this user turn
-        let blocks: Array<Message.UserBlock> = content
-        if (results.length > 0) {
-          blocks = results
-          for (let k = 0; k < content.length; k++) blocks.push(content[k]!)
-          results = []
-        }
-        out.push(Message.user(blocks))
-        break
-      }
-      case "tool": {
-        const id = message["tool_call_id"]
-        const content = walkContent(message["content"], false)
-        if (typeof id !== "string" || content === undefined || !othersShallow(message, toolMessageKeys, messageDepth)) {
-          return undefined
-        }
-        results.push(Block.toolResult(id, content))
-        break
-      }
-      case "assistant": {
-        const assistant = walkAssistant(message, options)
-        if (assistant === undefined) return undefined
-        if (results.length > 0) {
-          out.push(Message.user(results))
-          results = []
-        }
-        out.push(assistant)
-        break
-      }
-      default:
-        return undefined
-    }
-  }
-  if (results.length > 0) out.push(Message.user(results))
-  return out
-}
-
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * `decode` without the plain walk: the Schema decode of the whole message list, then the
- * conversion. Its result is the reference for every input, and every error comes from it.
+ * `decode` without its guard: the Schema decode of the whole message list, then the conversion.
+ * Every error comes from it.
  */
 export const decodeWithSchema = (
   format: Format,
@@ -1344,6 +993,82 @@ export const decodeWithSchema = (
     : toConversation(format, decoded.right, prefix, options)
 }
 
+/**
+ * The Chat Completions request parameters (`ChatCompletionCreateParams` of the `openai` SDK 6.49, the
+ * deprecated `functions` and `function_call` included): a request body may hold them beside
+ * `messages`; decoding ignores them.
+ */
+const chatParameters = [
+  "model",
+  "audio",
+  "frequency_penalty",
+  "function_call",
+  "functions",
+  "logit_bias",
+  "logprobs",
+  "max_completion_tokens",
+  "max_tokens",
+  "metadata",
+  "modalities",
+  "moderation",
+  "n",
+  "parallel_tool_calls",
+  "prediction",
+  "presence_penalty",
+  "prompt_cache_key",
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "reasoning_effort",
+  "response_format",
+  "safety_identifier",
+  "seed",
+  "service_tier",
+  "stop",
+  "store",
+  "stream",
+  "stream_options",
+  "temperature",
+  "tool_choice",
+  "tools",
+  "top_logprobs",
+  "top_p",
+  "user",
+  "verbosity",
+  "web_search_options"
+]
+
+/** What OpenRouter's chat request adds to OpenAI's (its API reference). */
+const openRouterParameters = [
+  "debug",
+  "image_config",
+  "include_reasoning",
+  "min_p",
+  "models",
+  "plugins",
+  "prompt",
+  "provider",
+  "reasoning",
+  "repetition_penalty",
+  "route",
+  "session_id",
+  "top_a",
+  "top_k",
+  "trace",
+  "transforms",
+  "usage"
+]
+
+/** The keys of a request body, per format: `messages`, and the request parameters decoding ignores. */
+export const requestKeys: { readonly [F in Format]: RequestBody.Keys } = {
+  openai: { conversation: ["messages"], parameters: chatParameters },
+  openrouter: { conversation: ["messages"], parameters: [...chatParameters, ...openRouterParameters] }
+}
+
+const unknownKey = {
+  openai: RequestBody.checker("openai", requestKeys.openai),
+  openrouter: RequestBody.checker("openrouter", requestKeys.openrouter)
+}
+
 /** A Chat Completions message list, or a request body holding one, to canonical messages. */
 export const decode = (
   format: Format,
@@ -1356,9 +1081,19 @@ export const decode = (
       : isRecord(input) && "messages" in input
       ? input["messages"]
       : undefined
-    if (Array.isArray(messages)) {
-      const walked = walkMessages(messages, options)
-      if (walked !== undefined) return Either.right(walked)
+    if (isRecord(input)) {
+      const unknown = unknownKey[format](input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    // a list the guard passes is converted as it is; anything else, errors included, is the
+    // Schema decode's to answer (guard.ts)
+    if (Array.isArray(messages) && isMessageList(messages)) {
+      return toConversation(
+        format,
+        messages as ReadonlyArray<InputMessage>,
+        Array.isArray(input) ? [] : ["messages"],
+        options
+      )
     }
     return decodeWithSchema(format, input, options)
   })

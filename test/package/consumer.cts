@@ -3,7 +3,8 @@
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
 import * as assert from "node:assert"
-import { ConversionError, Format, Message } from "openreward-effect"
+import type { ConversionError } from "openreward-effect"
+import { Format, Message } from "openreward-effect"
 import { handlers } from "./handlers.cjs"
 
 const conversation = [Message.system("Be brief."), Message.user("Hi")]

@@ -4,8 +4,8 @@
 // effect installed, and writes handlers.ts from the package's own `ConversionError.tags`.
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
-import { Block, ConversionError, Format, Message } from "openreward-effect"
 import * as assert from "node:assert"
+import { Block, ConversionError, Format, Message } from "openreward-effect"
 import { handlers } from "./handlers.js"
 
 const conversation = [

@@ -20,6 +20,7 @@ import * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
+import * as Redacted from "../anthropic/redacted.js"
 import * as Bridge from "../bridge.js"
 import { isPlainObject } from "../wireInput.js"
 
@@ -49,11 +50,14 @@ const options = (
   return Object.keys(out).length === 0 ? {} : { providerOptions: out as unknown as AiProviderOptions }
 }
 
-const signatureOptions = (signature: string | null, target: SignatureTarget): ProviderOptions => {
+const signatureOptions = (block: Block.ReasoningBlock, target: SignatureTarget): ProviderOptions => {
+  const signature = block.signature
   if (signature === null) return {}
   switch (target) {
-    case "anthropic":
-      return { anthropic: { signature } }
+    case "anthropic": {
+      const redacted = Redacted.dataOf(block)
+      return redacted === undefined ? { anthropic: { signature } } : { anthropic: { redactedData: redacted } }
+    }
     case "google":
       return { google: { thoughtSignature: signature } }
     case "none":
@@ -210,7 +214,7 @@ export const encode = (
                   text: block.text,
                   ...options(
                     { detail: block.detail, signature: block.signature },
-                    signatureOptions(block.signature, target)
+                    signatureOptions(block, target)
                   )
                 })
                 break
@@ -321,23 +325,31 @@ const image = (
   return Block.image(inline.data, type, { detail })
 }
 
-const signature = (record: Record, marks: Bridge.Marks, at: At): string | null => {
+/**
+ * A reasoning part as canonical reasoning: the signature from our key first, then the providers'
+ * keys; Anthropic's redacted thinking (no signature mark) in the library's canonical form of it.
+ */
+const reasoning = (text: string, record: Record, marks: Bridge.Marks): Block.ReasoningBlock => {
+  const detail = Bridge.detailOf(marks.detail)
+  if (marks.signature !== undefined) return Block.reasoning(text, { signature: marks.signature, detail })
   const providerOptions = isPlainObject(record.providerOptions) ? record.providerOptions : {}
   const anthropic = isPlainObject(providerOptions.anthropic) ? providerOptions.anthropic : {}
-  if (anthropic.redactedData !== undefined) {
-    return noCanonicalForm(at, "redacted reasoning", "canonical reasoning has no redacted form")
+  if (typeof anthropic.redactedData === "string") {
+    const redacted = Redacted.block(anthropic.redactedData)
+    return Block.reasoning(text, { signature: redacted.signature, detail: marks.detail ?? redacted.detail })
   }
-  if (marks.signature !== undefined) return marks.signature
-  if (typeof anthropic.signature === "string") return anthropic.signature
+  if (typeof anthropic.signature === "string") return Block.reasoning(text, { signature: anthropic.signature, detail })
   for (const key of ["google", "vertex", "googleVertex"]) {
     const google = providerOptions[key]
-    if (isPlainObject(google) && typeof google.thoughtSignature === "string") return google.thoughtSignature
+    if (isPlainObject(google) && typeof google.thoughtSignature === "string") {
+      return Block.reasoning(text, { signature: google.thoughtSignature, detail })
+    }
   }
   const openai = providerOptions.openai
   if (isPlainObject(openai) && typeof openai.reasoningEncryptedContent === "string") {
-    return openai.reasoningEncryptedContent
+    return Block.reasoning(text, { signature: openai.reasoningEncryptedContent, detail })
   }
-  return null
+  return Block.reasoning(text, { signature: null, detail })
 }
 
 /** The canonical content of an AI SDK tool output, and whether it is an error. */
@@ -450,10 +462,7 @@ const decodeMessage = (raw: unknown, i: number, out: Bridge.ConversationBuilder,
           case "file":
             return image(part.data, part.mediaType, partDetail, partAt, "file")
           case "reasoning":
-            return Block.reasoning(string(part, "text", partAt), {
-              signature: signature(part, partMarks, partAt),
-              detail: partDetail
-            })
+            return reasoning(string(part, "text", partAt), part, partMarks)
           case "tool-call":
             if (part.providerExecuted === true) {
               return noCanonicalForm(

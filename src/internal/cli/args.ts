@@ -2,12 +2,15 @@
  * The command line's grammar, declared once as data: the commands, their options and arguments, from
  * which both the parser and the `--help` text are derived.
  *
- * This module imports nothing from the library or from Effect, so that `--help`, `--version` and a
- * usage error cost only Node's own start-up (docs/performance.md, "CLI"): the code a command needs
- * is imported once its arguments are known to be good.
+ * This module imports nothing from the library or from Effect (only the route-key rule, a module
+ * with no imports), so that `--help`, `--version` and a usage error cost only Node's own start-up
+ * (docs/performance.md, "CLI"): the code a command needs is imported once its arguments are known
+ * to be good.
  *
  * @internal
  */
+
+import * as RouteKey from "../server/routeKey.js"
 
 /** The program's name, as users type it. */
 export const program = "openreward-effect"
@@ -40,6 +43,8 @@ export interface Flag {
   readonly description: string
   /** An encode option: the `--to` formats it applies to. A decode option: the `--from` formats. */
   readonly appliesTo?: { readonly side: "to" | "from"; readonly formats: ReadonlyArray<string> }
+  /** For a text value: what it must match, and the rule in words for the error. */
+  readonly pattern?: { readonly regex: RegExp; readonly rule: string }
 }
 
 const choice = (
@@ -286,6 +291,7 @@ export const serve: Command = {
       name: "route-key",
       key: "routeKey",
       kind: "text",
+      pattern: { regex: RouteKey.pattern, rule: RouteKey.rule },
       metavar: "KEY",
       description:
         "this replica's route key, minted into session ids (KEY.<uuid>) so a proxy can route each session to it (default: $OPENREWARD_ROUTE_KEY, else none; docs/deploying.md)"
@@ -301,7 +307,11 @@ export const serve: Command = {
   ],
   examples: [
     [`${program} serve my-env.js --port 8080`, "serve on every interface, port 8080"],
-    [`${program} serve my-env.ts --host 127.0.0.1 --port 0`, "loopback only, on a port the system picks"]
+    [`${program} serve my-env.ts --host 127.0.0.1 --port 0`, "loopback only, on a port the system picks"],
+    [
+      `${program} serve my-env.js --route-key r1 --drain-timeout 60`,
+      "one replica of several behind a proxy (docs/deploying.md)"
+    ]
   ]
 }
 
@@ -512,7 +522,9 @@ const checkValue = (flag: Flag, value: string): string | { readonly value: strin
         : `--${flag.name} must be a whole number; got ${quote(value)}`
     }
     default:
-      return { value }
+      return flag.pattern === undefined || flag.pattern.regex.test(value)
+        ? { value }
+        : `--${flag.name} must be ${flag.pattern.rule}; got ${quote(value)}`
   }
 }
 

@@ -148,15 +148,20 @@ export const makeEnvironment = (
   const envName = slash === -1 ? name : name.slice(slash + 1)
   const deployment = namespace === undefined ? envName : `${namespace}/${envName}`
   const variant = options?.variant
-  const url = (path: string) => `${baseUrl}${path}`
-  const envUrl = (path: string) => url(variant === undefined ? path : `/${variant}${path}`)
+  const url = (route: Protocol.Route) => `${baseUrl}${Protocol.routePath(route, variant)}`
 
   const createSid = (
     headers: Transport.Request["headers"],
     body: Transport.Request["body"],
     timeout: Duration.Duration | undefined
   ) => {
-    const request: Transport.Request = { method: "POST", url: url("/create_session"), deployment, body, headers }
+    const request: Transport.Request = {
+      method: "POST",
+      url: url(Protocol.routes.createSession),
+      deployment,
+      body,
+      headers
+    }
     return Transport.stream(config, request, settings.policies.sessions, {
       resume: false,
       resumableOnly: false,
@@ -189,7 +194,7 @@ export const makeEnvironment = (
     Effect.ignore(
       Transport.request(
         config,
-        { method: "POST", url: url("/delete_session"), sid },
+        { method: "POST", url: url(Protocol.routes.deleteSession), sid },
         settings.policies.requests,
         "none"
       )
@@ -200,13 +205,12 @@ export const makeEnvironment = (
     Effect.acquireUseRelease(createSid(undefined, {}, undefined), f, deleteSid)
 
   const call = <A>(
-    method: "GET" | "POST",
-    path: string,
+    route: Protocol.Route,
     body: Transport.Request["body"],
     decode: (request: Transport.Request) => (json: unknown) => Either.Either<A, ClientError.MalformedResponse>
   ) =>
     withSid((sid) => {
-      const request: Transport.Request = { method, url: envUrl(path), sid, deployment, body }
+      const request: Transport.Request = { method: route.method, url: url(route), sid, deployment, body }
       return Effect.flatMap(
         Transport.request(config, request, settings.policies.requests, "json"),
         (json) => decode(request)(json)
@@ -226,15 +230,15 @@ export const makeEnvironment = (
     variant,
     baseUrl,
     deployment,
-    splits: call("GET", "/splits", undefined, decodeSplits),
+    splits: call(Protocol.routes.splits, undefined, decodeSplits),
     tasks: (split) =>
-      Effect.map(call("POST", "/tasks", { split }, decodeTasks), (res) => res.tasks.map(toTask(res.env_name))),
-    numTasks: (split) => Effect.map(call("POST", "/num_tasks", { split }, decodeNumTasks), (res) => res.num_tasks),
+      Effect.map(call(Protocol.routes.tasks, { split }, decodeTasks), (res) => res.tasks.map(toTask(res.env_name))),
+    numTasks: (split) => Effect.map(call(Protocol.routes.numTasks, { split }, decodeNumTasks), (res) => res.num_tasks),
     task: (split, index) =>
-      Effect.map(call("POST", "/task", { split, index }, decodeTask), (res) => toTask(res.env_name)(res.task)),
+      Effect.map(call(Protocol.routes.task, { split, index }, decodeTask), (res) => toTask(res.env_name)(res.task)),
     taskRange: (split, range) =>
       Effect.map(
-        call("POST", "/task_range", {
+        call(Protocol.routes.taskRange, {
           split,
           ...(range?.start === undefined ? {} : { start: range.start }),
           ...(range?.stop === undefined ? {} : { stop: range.stop })
@@ -243,7 +247,7 @@ export const makeEnvironment = (
       ),
     listTools: ((options?: ToolsOptions) =>
       Effect.flatMap(
-        call("GET", "/tools", undefined, decodeToolList),
+        call(Protocol.routes.tools, undefined, decodeToolList),
         (list) => formatTools(list.tools, options)
       )) as Client.Environment["listTools"],
     session: (source, sessionOptions) => makeSession(environment, source, sessionOptions)
@@ -289,7 +293,12 @@ export const makeEnvironment = (
         deleteSid
       )
       const deleteEnvironment = Effect.ignore(
-        Transport.request(config, { method: "POST", url: url("/delete"), sid }, settings.policies.requests, "none")
+        Transport.request(
+          config,
+          { method: "POST", url: url(Protocol.routes.delete), sid },
+          settings.policies.requests,
+          "none"
+        )
       )
       const createBody = {
         ...(isTaskIndex(source)
@@ -300,7 +309,14 @@ export const makeEnvironment = (
       yield* Effect.acquireRelease(
         Transport.request(
           config,
-          { method: "POST", url: url("/create"), sid, deployment, body: createBody, headers: creationHeaders },
+          {
+            method: "POST",
+            url: url(Protocol.routes.create),
+            sid,
+            deployment,
+            body: createBody,
+            headers: creationHeaders
+          },
           settings.policies.requests,
           "json"
         ),
@@ -340,8 +356,8 @@ export const makeEnvironment = (
             Effect.tapError((e) => e._tag === "ToolFailed" ? terminate(terminated(e.detail)) : Effect.void)
           )
 
-      const get = (path: string) => {
-        const request: Transport.Request = { method: "GET", url: envUrl(path), sid, deployment }
+      const get = (route: Protocol.Route) => {
+        const request: Transport.Request = { method: route.method, url: url(route), sid, deployment }
         return Effect.map(
           Transport.request(config, request, settings.policies.requests, "json"),
           (json) => ({ request, json })
@@ -351,7 +367,7 @@ export const makeEnvironment = (
         e._tag === "HttpError" && e.status === 404
 
       const readPrompt = Effect.gen(function*() {
-        const { json, request } = yield* get("/prompt")
+        const { json, request } = yield* get(Protocol.routes.prompt)
         const decoded = Prompt.decodeLenient(json)
         if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, [], decoded.left)
         yield* logSkipped("the prompt", decoded.right.skipped)
@@ -361,7 +377,7 @@ export const makeEnvironment = (
       const hasMessages = yield* Ref.make(true)
       const readMessages: Effect.Effect<Client.MessagesResult, ClientError.RequestError> = Effect.gen(function*() {
         if (yield* Ref.get(hasMessages)) {
-          const served = yield* get("/messages").pipe(
+          const served = yield* get(Protocol.routes.messages).pipe(
             Effect.map(Option.some),
             // A server before reference 0.1.157 has no /messages route: fall back, and remember.
             Effect.catchIf(notFound, () => Effect.as(Ref.set(hasMessages, false), Option.none()))
@@ -391,13 +407,13 @@ export const makeEnvironment = (
       const blockTypes = yield* Ref.make(Option.none<ReadonlyArray<string>>())
       const readTools = Effect.gen(function*() {
         const served = (yield* Ref.get(hasTaskTools))
-          ? yield* get("/task_tools").pipe(
+          ? yield* get(Protocol.routes.taskTools).pipe(
             Effect.map(Option.some),
             // A server without per-session tool lists: use the environment's, and remember.
             Effect.catchIf(notFound, () => Effect.as(Ref.set(hasTaskTools, false), Option.none()))
           )
           : Option.none()
-        const { json, request } = Option.isSome(served) ? served.value : yield* get("/tools")
+        const { json, request } = Option.isSome(served) ? served.value : yield* get(Protocol.routes.tools)
         const list = yield* decodeToolList(request)(json)
         yield* Ref.set(blockTypes, Option.some(list.message_block_types ?? Block.legacyTypes))
         return list
@@ -417,7 +433,7 @@ export const makeEnvironment = (
           }
           const request: Transport.Request = {
             method: "POST",
-            url: envUrl("/call"),
+            url: url(Protocol.routes.call),
             sid,
             deployment,
             body: { name, input }
@@ -491,14 +507,19 @@ export const makeEnvironment = (
       const failures = yield* Ref.make(0)
       const ping = Transport.request(
         config,
-        { method: "POST", url: url("/ping"), sid, deployment },
+        { method: "POST", url: url(Protocol.routes.ping), sid, deployment },
         settings.policies.requests,
         "none"
       ).pipe(
         Effect.timeoutFail({
           duration: "30 seconds",
           onTimeout: () =>
-            new ClientError.TransportError({ method: "POST", url: url("/ping"), reason: "timed out", retries: 0 })
+            new ClientError.TransportError({
+              method: "POST",
+              url: url(Protocol.routes.ping),
+              reason: "timed out",
+              retries: 0
+            })
         }),
         Effect.matchEffect({
           onSuccess: () => Effect.as(Ref.set(failures, 0), false),

@@ -11,6 +11,7 @@ import * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
+import * as Redacted from "../anthropic/redacted.js"
 import * as Bridge from "../bridge.js"
 import { isPlainObject } from "../wireInput.js"
 
@@ -32,11 +33,16 @@ const withMarks = (marks: Parameters<typeof Bridge.marksEntry>[0], extra?: Optio
   return options
 }
 
-const signatureOptions = (signature: string | null, target: SignatureTarget): Options => {
+const signatureOptions = (block: Block.ReasoningBlock, target: SignatureTarget): Options => {
+  const signature = block.signature
   if (signature === null) return {}
   switch (target) {
-    case "anthropic":
-      return { anthropic: { type: "thinking", signature } }
+    case "anthropic": {
+      const redacted = Redacted.dataOf(block)
+      return redacted === undefined
+        ? { anthropic: { type: "thinking", signature } }
+        : { anthropic: { type: "redacted_thinking", redactedData: redacted } }
+    }
     case "google":
       return { google: { thoughtSignature: signature } }
     case "none":
@@ -176,7 +182,7 @@ export const encode = (
                   text: block.text,
                   options: withMarks(
                     { detail: block.detail, signature: block.signature },
-                    signatureOptions(block.signature, target)
+                    signatureOptions(block, target)
                   )
                 }))
                 break
@@ -207,34 +213,33 @@ export const encode = (
 
 type Path = ConversionError.Path
 
-/** The signature of a reasoning part: ours first, then the providers' keys. */
-export const signatureOf = (
-  marks: Bridge.Marks,
-  options: unknown,
-  path: Path,
-  messageIndex: number,
-  blockIndex: number
-): Either.Either<string | null, ConversionError.UnsupportedContent> => {
+/**
+ * A reasoning part as canonical reasoning: the signature from our key first, then the providers'
+ * keys; Anthropic's `redacted_thinking` (no signature mark) in the library's canonical form of it
+ * (its data as the signature, `detail: {anthropic: {redacted: true}}`).
+ */
+export const reasoningOf = (text: string, marks: Bridge.Marks, options: unknown): Block.ReasoningBlock => {
+  const detail = Bridge.detailOf(marks.detail)
+  if (marks.signature !== undefined) return Block.reasoning(text, { signature: marks.signature, detail })
   const anthropic = isPlainObject(options) ? options.anthropic : undefined
-  if (isPlainObject(anthropic) && anthropic.type === "redacted_thinking") {
-    return Either.left(
-      new ConversionError.UnsupportedContent({
-        format,
-        path,
-        messageIndex,
-        blockIndex,
-        contentType: "redacted_thinking",
-        reason: "canonical reasoning has no redacted form"
-      })
-    )
+  if (
+    isPlainObject(anthropic) && anthropic.type === "redacted_thinking" && typeof anthropic.redactedData === "string"
+  ) {
+    const redacted = Redacted.block(anthropic.redactedData)
+    return Block.reasoning(text, { signature: redacted.signature, detail: marks.detail ?? redacted.detail })
   }
-  if (marks.signature !== undefined) return Either.right(marks.signature)
-  if (isPlainObject(anthropic) && typeof anthropic.signature === "string") return Either.right(anthropic.signature)
+  if (isPlainObject(anthropic) && typeof anthropic.signature === "string") {
+    return Block.reasoning(text, { signature: anthropic.signature, detail })
+  }
   const google = isPlainObject(options) ? options.google : undefined
-  if (isPlainObject(google) && typeof google.thoughtSignature === "string") return Either.right(google.thoughtSignature)
+  if (isPlainObject(google) && typeof google.thoughtSignature === "string") {
+    return Block.reasoning(text, { signature: google.thoughtSignature, detail })
+  }
   const openai = isPlainObject(options) ? options.openai : undefined
-  if (isPlainObject(openai) && typeof openai.encryptedContent === "string") return Either.right(openai.encryptedContent)
-  return Either.right(null)
+  if (isPlainObject(openai) && typeof openai.encryptedContent === "string") {
+    return Block.reasoning(text, { signature: openai.encryptedContent, detail })
+  }
+  return Block.reasoning(text, { signature: null, detail })
 }
 
 /** An `@effect/ai` file part (prompt or response) as a canonical image. */
@@ -347,10 +352,7 @@ export const decodeAssistantPart = (
         case "file":
           return imageOf(part, detail, path, messageIndex, blockIndex)
         case "reasoning":
-          return Either.map(
-            signatureOf(marks, part.options, path, messageIndex, blockIndex),
-            (signature) => Block.reasoning(part.text, { signature, detail })
-          )
+          return Either.right(reasoningOf(part.text, marks, part.options))
         case "tool-call":
           if (part.providerExecuted) return Either.left(providerExecuted(path, messageIndex, blockIndex, "tool call"))
           return Either.map(

@@ -40,7 +40,9 @@ export const Usage = Schema.Struct({
 export const Choice = Schema.Struct({
   index: Schema.optionalWith(Schema.Number, { exact: true }),
   finish_reason: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
-  message: Schema.Unknown
+  message: Schema.Unknown,
+  /** OpenRouter: why the generation failed, with `finish_reason: "error"`. */
+  error: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
 /** A `chat.completion` envelope. */
@@ -168,8 +170,17 @@ export const decodeResponse = (
         )
       }
     }
-    const message = decodeMessage(format, choice.message, prefix, options)
-    if (Either.isLeft(message)) return Either.left(message.left)
+    const decodedMessage = decodeMessage(format, choice.message, prefix, options)
+    if (Either.isLeft(decodedMessage)) return Either.left(decodedMessage.left)
+    let message: Message.AssistantMessage = decodedMessage.right
+    if (choice.error !== undefined && choice.error !== null) {
+      // an OpenRouter choice that failed: what went wrong is kept beside the (partial) turn
+      const error = Input.copyJson(choice.error, 0)
+      if (error === undefined) {
+        return Either.left(R.malformedAt(format, [...prefix.slice(0, -1), "error"], "expected a JSON error"))
+      }
+      message = Message.assistant(message.blocks, { detail: { ...message.detail, error } })
+    }
     const raw = choice.message as { readonly refusal?: unknown }
     const refusal = typeof raw.refusal === "string" ? raw.refusal : undefined
     const finish = choice.finish_reason ?? undefined
@@ -179,8 +190,8 @@ export const decodeResponse = (
       ? "other"
       : R.lookup(finishReasons, finish) ?? "other"
     return Either.right({
-      message: message.right,
-      stopReason: R.stopReason(normalised, message.right),
+      message,
+      stopReason: R.stopReason(normalised, message),
       usage: readUsage(completion?.usage),
       ...R.optionalStrings({ providerStopReason: finish, refusal, id: completion?.id, model: completion?.model })
     })

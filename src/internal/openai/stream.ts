@@ -48,7 +48,8 @@ const Chunk = Schema.Struct({
   choices: optional(Schema.Array(Schema.Struct({
     index: Schema.Number,
     delta: optional(Delta),
-    finish_reason: optional(Schema.String)
+    finish_reason: optional(Schema.String),
+    error: Schema.optionalWith(Schema.Unknown, { exact: true })
   }))),
   usage: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
@@ -73,11 +74,13 @@ interface ChoiceState {
   readonly tool_calls: Map<number, ToolCallState>
   function_call: unknown
   audio: unknown
+  error: unknown
   finish_reason: string | undefined
 }
 
 interface State {
   readonly format: Chat.Format
+  events: number
   id: string | undefined
   model: string | undefined
   readonly choices: Map<number, ChoiceState>
@@ -104,6 +107,7 @@ const mergeDetail = (details: Array<Record<string, unknown>>, piece: Record<stri
 }
 
 const step = (state: State, event: unknown, index: number): ConversionError.ResponseError | undefined => {
+  state.events++
   const decoded = decodeChunk(event)
   if (Either.isLeft(decoded)) return R.rebase(Input.malformed(decoded.left, state.format, envelope), 0, [index])
   const chunk = decoded.right
@@ -123,6 +127,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
         tool_calls: new Map(),
         function_call: undefined,
         audio: undefined,
+        error: undefined,
         finish_reason: undefined
       }
       state.choices.set(c.index, choice)
@@ -155,6 +160,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
         tool.arguments += call.function?.arguments ?? ""
       }
     }
+    if (c.error !== undefined && c.error !== null) choice.error = c.error
     if (c.finish_reason !== undefined && c.finish_reason !== null) choice.finish_reason = c.finish_reason
   }
   return undefined
@@ -162,6 +168,11 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
 
 /** The `chat.completion` the chunks stand for, or why there is none. */
 export const assemble = (state: State): Either.Either<Record<string, unknown>, ConversionError.IncompleteStream> => {
+  if (state.events === 0) {
+    return Either.left(
+      new ConversionError.IncompleteStream({ format: state.format, reason: "the stream holds no chunk" })
+    )
+  }
   const choices: Array<Record<string, unknown>> = []
   for (const choice of [...state.choices.values()].sort((a, b) => a.index - b.index)) {
     if (choice.finish_reason === undefined) {
@@ -197,7 +208,12 @@ export const assemble = (state: State): Either.Either<Record<string, unknown>, C
       }
       message["tool_calls"] = calls
     }
-    choices.push({ index: choice.index, finish_reason: choice.finish_reason, message })
+    choices.push({
+      index: choice.index,
+      finish_reason: choice.finish_reason,
+      message,
+      ...(choice.error === undefined ? {} : { error: choice.error })
+    })
   }
   const completion: Record<string, unknown> = { object: "chat.completion", choices }
   if (state.id !== undefined) completion["id"] = state.id
@@ -215,7 +231,7 @@ export const decodeStream = <E, R>(
   R.fold(
     format,
     events,
-    (): State => ({ format, id: undefined, model: undefined, choices: new Map(), usage: undefined }),
+    (): State => ({ format, events: 0, id: undefined, model: undefined, choices: new Map(), usage: undefined }),
     step,
     (state) => {
       const completion = assemble(state)

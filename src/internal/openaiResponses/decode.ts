@@ -15,6 +15,7 @@ import * as ConversionError from "../../ConversionError.js"
 import * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as Format from "../../OpenAiResponsesFormat.js"
+import * as RequestBody from "../requestBody.js"
 import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
 
 const format = "openai-responses" as const
@@ -329,12 +330,58 @@ export const decodeItemList = (
   return toConversation(decoded.right, prefix, leading)
 }
 
+/**
+ * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
+ * other request parameters (`ResponseCreateParams` of the `openai` SDK 6.49), which decoding accepts
+ * and ignores.
+ */
+export const requestKeys: RequestBody.Keys = {
+  conversation: ["input", "instructions"],
+  parameters: [
+    "model",
+    "background",
+    "context_management",
+    "conversation",
+    "include",
+    "max_output_tokens",
+    "max_tool_calls",
+    "metadata",
+    "moderation",
+    "parallel_tool_calls",
+    "previous_response_id",
+    "prompt",
+    "prompt_cache_key",
+    "prompt_cache_options",
+    "prompt_cache_retention",
+    "reasoning",
+    "safety_identifier",
+    "service_tier",
+    "store",
+    "stream",
+    "stream_options",
+    "temperature",
+    "text",
+    "tool_choice",
+    "tools",
+    "top_logprobs",
+    "top_p",
+    "truncation",
+    "user"
+  ]
+}
+
+const unknownRequestKey = RequestBody.checker(format, requestKeys)
+
 export const decode = (
   input: unknown,
   _options: Format.DecodeOptions = {}
 ): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
   total(format, () => {
     if (Array.isArray(input)) return decodeItemList(input, [], [])
+    if (isRecord(input)) {
+      const unknown = unknownRequestKey(input)
+      if (unknown !== undefined) return Either.left(unknown)
+    }
     if (!isRecord(input) || !("input" in input)) {
       return Either.left(
         new ConversionError.MalformedInput({

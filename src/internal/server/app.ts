@@ -1,6 +1,6 @@
 /**
- * The HTTP application: every route of the reference server (openreward 0.1.167), on an
- * `HttpRouter`, behind the reference's default-environment redirect.
+ * The HTTP application: a handler for every route of the protocol's table (`Protocol.routes`),
+ * dispatched by `router.ts` as the reference routes (default-environment redirect, 405, 307).
  *
  * Request handling mirrors FastAPI's order: the body is read (413, 422 `json_invalid`), then the
  * session is resolved (400, 404, 410, 503, or the setup failure), then the body is validated (422),
@@ -9,7 +9,6 @@
  * @internal
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
@@ -17,10 +16,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Environment from "../../Environment.js"
 import * as Protocol from "../../Protocol.js"
@@ -30,8 +29,11 @@ import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
+import * as Reaper from "./reaper.js"
 import * as Replica from "./replica.js"
-import { type Record as SessionRecord, Sessions } from "./sessions.js"
+import * as Router from "./router.js"
+import * as Sessions from "./sessions.js"
+import { type Record as SessionRecord, SessionStore } from "./sessions.js"
 import * as Sse from "./sse.js"
 import * as Validation from "./validation.js"
 
@@ -49,35 +51,11 @@ export interface Settings {
   readonly returnErrors: Errors.Mode
   readonly version: string
   readonly buildSha: string | null
+  /** This replica's route key, minted into session ids (`null`: bare uuids). */
+  readonly routeKey: string | null
+  /** How long shutdown waits for running calls, in ms (replica.ts). */
+  readonly drainTimeout: number
 }
-
-const rootRoutes: ReadonlyMap<string, string> = new Map([
-  ["health", "GET"],
-  ["version", "GET"],
-  ["ping", "POST"],
-  ["list_environments", "GET"],
-  ["create", "POST"],
-  ["delete", "POST"],
-  ["create_session", "POST"],
-  ["delete_session", "POST"]
-])
-
-const envRoutes: ReadonlyMap<string, string> = new Map([
-  ["tools", "GET"],
-  ["splits", "GET"],
-  ["tasks", "POST"],
-  ["num_tasks", "POST"],
-  ["task", "POST"],
-  ["task_range", "POST"],
-  ["task_tools", "GET"],
-  ["call", "POST"],
-  ["prompt", "GET"],
-  ["score_group", "POST"],
-  ["messages", "GET"]
-])
-
-/** First segments that never redirect: the root routes, and FastAPI's documentation routes. */
-const rootSegments: ReadonlySet<string> = new Set([...rootRoutes.keys(), "docs", "redoc", "openapi.json"])
 
 const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
   contentType: Sse.contentType,
@@ -177,62 +155,51 @@ const sessionId = (request: HttpServerRequest.HttpServerRequest): Either.Either<
     : Either.right(raw.trim())
 }
 
-const pathOf = (url: string): readonly [path: string, query: string] => {
-  const q = url.indexOf("?")
-  return q === -1 ? [url, ""] : [url.slice(0, q), url.slice(q + 1)]
-}
-
-/** The method a path answers to, if any route has it. */
-const routeMethod = (path: string, envs: ReadonlyMap<string, Compiled>): string | undefined => {
-  const segments = path.split("/")
-  if (segments.length === 2) return rootRoutes.get(segments[1]!)
-  if (segments.length === 3 && envs.has(segments[1]!.toLowerCase())) return envRoutes.get(segments[2]!)
-  return undefined
-}
+/**
+ * The services a server's application runs on: its session store (whose scope is the layer's:
+ * closing it drains the server, then ends every session), its task registry, the idle reaper
+ * sweeping both, and the drain (released first).
+ *
+ * @internal
+ */
+export const services = (settings: Settings): Layer.Layer<SessionStore | Calls.TaskRegistry> =>
+  Layer.merge(Reaper.layer(settings.reaperInterval), Replica.layer(settings.drainTimeout)).pipe(
+    Layer.provideMerge(
+      Layer.merge(
+        Sessions.layer({
+          idleTimeout: settings.idleTimeout,
+          setupWaitTimeout: settings.setupWaitTimeout,
+          returnErrors: settings.returnErrors,
+          routeKey: settings.routeKey
+        }),
+        Calls.layer(settings.resultLinger, Protocol.chunkSize)
+      )
+    )
+  )
 
 /**
- * Build the application. Sessions live in the given scope; closing it ends every session.
+ * Build the application on the server's services (see {@link services}).
  *
  * @internal
  */
 export const make = (
   compiled: ReadonlyArray<Compiled>,
-  settings: Settings,
-  drain: Replica.Drain = new Replica.Drain(null, 0)
-): Effect.Effect<HttpApp.Default<never, unknown>, never, Scope.Scope> =>
+  settings: Settings
+): Effect.Effect<HttpApp.Default<never, unknown>, never, SessionStore | Calls.TaskRegistry> =>
   Effect.gen(function*() {
     const envs = new Map(compiled.map((c) => [c.key, c] as const))
     const defaultEnv = compiled[0]!
-    const sessions = new Sessions({
-      idleTimeout: settings.idleTimeout,
-      setupWaitTimeout: settings.setupWaitTimeout,
-      returnErrors: settings.returnErrors,
-      unknown: (sid) => drain.lost(sid)
-    })
-    const registry = new Calls.Registry(settings.resultLinger, Protocol.chunkSize)
-    drain.running = () => {
-      let n = 0
-      for (const task of registry.tasks.values()) if (task.completedAt === undefined) n++
-      return n
-    }
-
-    yield* Effect.addFinalizer(() => sessions.deleteAll())
-    yield* Effect.forkScoped(
-      Effect.repeat(Effect.zipRight(sessions.reap(), registry.evict()), Schedule.spaced(settings.reaperInterval))
-    )
+    const sessions = yield* SessionStore
+    const registry = yield* Calls.TaskRegistry
 
     // Answers that never change are built once: a response is immutable, so one serves every request.
     const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
-    const drainingHealth = jsonBytes(encode(JSON.stringify({ status: "draining" })), 503)
+    // What the health check says while the server drains: no new sessions here.
+    const draining = jsonBytes(encode(JSON.stringify({ status: "draining" })), 503)
     const version = jsonBytes(encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha })))
     const environmentList = jsonBytes(encode(JSON.stringify(compiled.map((c) => c.key))))
     const toolsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.toolsBody))] as const))
     const splitsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.splitsBody))] as const))
-
-    const envOf = Effect.map(HttpRouter.params, (params) => {
-      const name = params["env"] ?? ""
-      return { name, compiled: envs.get(name.toLowerCase()) ?? defaultEnv }
-    })
 
     const limits: Body.Limits = { maxBodySize: settings.maxBodySize, maxDepth: settings.maxDepth }
     const readBody = (request: HttpServerRequest.HttpServerRequest) => Body.read(request, limits)
@@ -273,7 +240,7 @@ export const make = (
               : stream(request, existing)
           )
         }
-        if (drain.draining) return Effect.fail(Replica.drainingNewCall)
+        if (sessions.draining) return Effect.fail(Replica.drainingNewCall)
         // Let a quick call finish before answering, so its stream is written in one piece.
         return Effect.flatMap(
           registry.start(sessions, record, work()),
@@ -281,10 +248,9 @@ export const make = (
         )
       })
 
-    // The session routes a rollout calls again and again, as plain handlers of the request, so they
-    // can be reached without the router (see `hot` below) as well as through it. They are written
-    // with `flatMap` rather than `Effect.gen`: on this path a generator cost about a third of the
-    // throughput of `/messages` (docs/performance.md, "Where the time goes in the server").
+    // The session routes a rollout calls again and again are written with `flatMap` rather than
+    // `Effect.gen`: on this path a generator cost about a third of the throughput of `/messages`
+    // (docs/performance.md, "Where the time goes in the server").
     const promptRoute = (request: HttpServerRequest.HttpServerRequest) =>
       Either.match(sessionId(request), {
         onLeft: Effect.fail,
@@ -310,75 +276,35 @@ export const make = (
               }))
         }))
 
-    const hotRoutes: ReadonlyMap<
-      string,
-      (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<
-        HttpServerResponse.HttpServerResponse,
-        HttpFailure,
-        unknown
-      >
-    > = new Map([["GET prompt", promptRoute], ["GET messages", messagesRoute], ["POST call", callRoute]])
-
-    /**
-     * The handler of a hot route, when `path` is exactly `/<env>/<route>` of a served environment:
-     * the router would send the request to the same handler (none of them reads the `:env`
-     * parameter), so it is skipped, which saves matching the route and copying the request's
-     * context on every call (docs/performance.md, "Where the time goes in the server").
-     */
-    const hot = (method: string, path: string) => {
-      const slash = path.indexOf("/", 1)
-      if (slash === -1 || path.indexOf("/", slash + 1) !== -1) return undefined
-      const handler = hotRoutes.get(`${method} ${path.slice(slash + 1)}`)
-      return handler !== undefined && envs.has(path.slice(1, slash).toLowerCase()) ? handler : undefined
-    }
-
-    const router = HttpRouter.empty.pipe(
-      HttpRouter.get("/health", Effect.sync(() => drain.draining ? drainingHealth : health)),
-      HttpRouter.get("/version", Effect.succeed(version)),
-      HttpRouter.get("/list_environments", Effect.succeed(environmentList)),
-      HttpRouter.post(
-        "/ping",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const sid = yield* sessionId(request)
-          yield* sessions.ping(sid)
-          return health
-        })
-      ),
-      HttpRouter.post(
-        "/create_session",
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          drain.draining
+    const handlers: Router.Handlers<unknown> = {
+      health: () => Effect.sync(() => sessions.draining ? draining : health),
+      version: () => Effect.succeed(version),
+      listEnvironments: () => Effect.succeed(environmentList),
+      ping: (request) =>
+        Either.match(sessionId(request), {
+          onLeft: Effect.fail,
+          onRight: (sid) => Effect.as(sessions.ping(sid), health)
+        }),
+      createSession: (request) =>
+        Effect.suspend(() =>
+          sessions.draining
             ? Effect.fail(Replica.drainingNewSession)
             : Effect.succeed(
-              HttpServerResponse.text(Sse.frame("task_id", drain.mint()) + Sse.frame("end", ""), sseOptions(request))
-            ))
-      ),
-      HttpRouter.post(
-        "/delete_session",
+              HttpServerResponse.text(
+                Sse.frame("task_id", sessions.newId()) + Sse.frame("end", ""),
+                sseOptions(request)
+              )
+            )
+        ),
+      deleteSession: (request) => Effect.map(sessionId(request), (sid) => json(JSON.stringify({ sid }))),
+      delete: (request) =>
+        Effect.flatMap(sessionId(request), (sid) => Effect.as(sessions.delete(sid), json(JSON.stringify({ sid })))),
+      create: (request) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const sid = yield* sessionId(request)
-          return json(JSON.stringify({ sid }))
-        })
-      ),
-      HttpRouter.post(
-        "/delete",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const sid = yield* sessionId(request)
-          yield* sessions.delete(sid)
-          return json(JSON.stringify({ sid }))
-        })
-      ),
-      HttpRouter.post(
-        "/create",
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
           const payload = yield* validateCreate(body)
-          if (drain.draining) return yield* Replica.drainingNewSession
+          if (sessions.draining) return yield* Replica.drainingNewSession
           if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
           const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
           if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
@@ -412,22 +338,12 @@ export const make = (
             Errors.redactor(secrets.values)
           )
           return json(JSON.stringify({ sid }))
-        })
-      ),
-      HttpRouter.get(
-        "/:env/tools",
-        Effect.map(envOf, ({ compiled }) => toolsAnswers.get(compiled)!)
-      ),
-      HttpRouter.get(
-        "/:env/splits",
-        Effect.map(envOf, ({ compiled }) => splitsAnswers.get(compiled)!)
-      ),
-      HttpRouter.post(
-        "/:env/tasks",
+        }),
+      tools: (_, { compiled }) => Effect.succeed(toolsAnswers.get(compiled)!),
+      splits: (_, { compiled }) => Effect.succeed(splitsAnswers.get(compiled)!),
+      tasks: (request, { compiled, name }) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
-          const { compiled, name } = yield* envOf
           const { split } = yield* validateListTasks(body)
           if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
           const tasks = yield* userCode(compiled.listTasks(split))
@@ -438,123 +354,69 @@ export const make = (
             )
           }
           return json(JSON.stringify({ tasks: tasks.value, env_name: name }))
-        })
-      ),
-      HttpRouter.post(
-        "/:env/num_tasks",
+        }),
+      numTasks: (request, { compiled }) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
-          const { compiled } = yield* envOf
           const { split } = yield* validateListTasks(body)
           if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
           const count = yield* userCode(compiled.numTasks(split))
           return json(JSON.stringify({ num_tasks: count }))
-        })
-      ),
-      HttpRouter.post(
-        "/:env/task",
+        }),
+      task: (request, { compiled, name }) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
-          const { compiled, name } = yield* envOf
           const { index, split } = yield* validateGetTask(body)
           if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
           const task = yield* userCode(compiled.taskJson(split, index))
           if (Option.isNone(task)) return yield* fail(400, "Invalid index")
           return json(JSON.stringify({ task: task.value, env_name: name }))
-        })
-      ),
-      HttpRouter.post(
-        "/:env/task_range",
+        }),
+      taskRange: (request, { compiled, name }) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
-          const { compiled, name } = yield* envOf
           const { split, start, stop } = yield* validateTaskRange(body)
           if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
           const tasks = yield* userCode(compiled.taskRange(split, start, stop))
           return json(JSON.stringify({ tasks, env_name: name }))
-        })
-      ),
-      HttpRouter.get(
-        "/:env/task_tools",
+        }),
+      taskTools: (request) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const sid = yield* sessionId(request)
           const record = yield* sessions.existing(sid)
           const extra = yield* sessions.taskTools(record)
           return json(record.compiled.taskToolsBody(extra))
-        })
-      ),
-      HttpRouter.get("/:env/prompt", Effect.flatMap(HttpServerRequest.HttpServerRequest, promptRoute)),
-      HttpRouter.get("/:env/messages", Effect.flatMap(HttpServerRequest.HttpServerRequest, messagesRoute)),
-      HttpRouter.post("/:env/call", Effect.flatMap(HttpServerRequest.HttpServerRequest, callRoute)),
-      HttpRouter.post(
-        "/:env/score_group",
+        }),
+      prompt: promptRoute,
+      messages: messagesRoute,
+      call: callRoute,
+      scoreGroup: (request, { name }) =>
         Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
           const payload = yield* validateScoreGroup(body)
           if (record.compiled.env.scoreGroup === undefined) {
-            const { name } = yield* envOf
             return yield* fail(404, `Environment ${reprString(name)} does not implement score_group`)
           }
           return yield* runTask(request, record, payload.task_id, () => Calls.scoreGroup(record, payload.candidates))
         })
-      )
-    )
-
-    // Exact paths, as Starlette matches them: `/health/` is not `/health` (it gets a 307 below).
-    const routed = yield* HttpRouter.toHttpApp(router).pipe(
-      // As Starlette matches: paths are case-sensitive (only the environment name is not, and the
-      // handlers look that up themselves), trailing and duplicate slashes are not ignored.
-      HttpRouter.withRouterConfig({
-        caseSensitive: true,
-        ignoreTrailingSlash: false,
-        ignoreDuplicateSlashes: false,
-        maxParamLength: 1000
-      })
-    )
-
-    const notFound = (request: HttpServerRequest.HttpServerRequest, path: string, query: string) => {
-      const method = routeMethod(path, envs)
-      if (method !== undefined) {
-        return json(JSON.stringify({ detail: "Method Not Allowed" }), 405, { allow: method })
-      }
-      if (path.length > 1 && path.endsWith("/") && routeMethod(path.slice(0, -1), envs) !== undefined) {
-        const host = request.headers["host"] ?? "localhost"
-        const location = `http://${host}${path.slice(0, -1)}${query === "" ? "" : `?${query}`}`
-        return HttpServerResponse.empty({ status: 307, headers: { location } })
-      }
-      return json(JSON.stringify({ detail: "Not Found" }), 404)
     }
+
+    const resolve = Router.make(compiled, handlers)
 
     const app: HttpApp.Default<never, unknown> = Effect.flatMap(
       HttpServerRequest.HttpServerRequest,
       (request) => {
-        if (drain.closed) return Effect.succeed(toResponse(Replica.shuttingDown))
-        const [path, query] = pathOf(request.url)
-        const slash = path.indexOf("/", 1)
-        const first = path.slice(1, slash === -1 ? undefined : slash).toLowerCase()
-        if (!rootSegments.has(first) && !envs.has(first)) {
-          const location = `/${defaultEnv.key}${path}${query === "" ? "" : `?${query}`}`
-          return Effect.succeed(HttpServerResponse.empty({ status: 308, headers: { location } }))
-        }
-        // FastAPI does not answer HEAD on GET routes, where the router would: no route takes HEAD.
-        if (request.method === "HEAD") return Effect.succeed(notFound(request, path, query))
-        const handler = hot(request.method, path)
-        // Interruptible, as the router runs its handlers (the platform runs the app uninterruptibly).
-        return (handler === undefined ? routed : Effect.interruptible(handler(request))).pipe(
+        // Once the drain is over and the sessions are ending, nothing is served (a proxy retries elsewhere).
+        if (sessions.closed) return Effect.succeed(toResponse(Replica.shuttingDown))
+        const resolved = resolve(request)
+        if (resolved._tag === "Answer") return Effect.succeed(resolved.response)
+        // Interruptible, as a router runs its handlers (the platform runs the app uninterruptibly).
+        return Effect.interruptible(resolved.handler(request, resolved.target)).pipe(
           Effect.catchAllCause((cause): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
             const failure = Cause.failureOption(cause)
-            if (Option.isSome(failure)) {
-              const error = failure.value
-              if (error instanceof HttpFailure) return Effect.succeed(toResponse(error))
-              if (error._tag === "RouteNotFound") return Effect.succeed(notFound(request, path, query))
-            }
+            if (Option.isSome(failure)) return Effect.succeed(toResponse(failure.value))
             if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
             return Effect.as(
               Effect.logError("request failed", Errors.message(cause, Errors.noRedaction)),

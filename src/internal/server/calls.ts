@@ -13,11 +13,13 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -90,12 +92,13 @@ export class Registry {
         waiting: undefined
       }
       this.tasks.set(task.id, task)
-      return Effect.map(
-        Effect.forkDaemon(Effect.onExit(work, (exit) => this.finish(task, exit))),
-        (fiber) => {
-          sessions.track(record, fiber)
-          return task
-        }
+      return Effect.as(
+        sessions.run(
+          record,
+          Effect.onExit(work, (exit) => this.finish(task, exit)),
+          this.finish(task, Exit.interrupt(FiberId.none))
+        ),
+        task
       )
     })
   }
@@ -121,6 +124,13 @@ export class Registry {
     return task !== undefined && task.sid === sid ? task : undefined
   }
 
+  /** How many tasks are running. */
+  running(): number {
+    let n = 0
+    for (const task of this.tasks.values()) if (task.completedAt === undefined) n++
+    return n
+  }
+
   /** Forget tasks that finished longer ago than the linger time. */
   evict(): Effect.Effect<void> {
     return Effect.map(Clock.currentTimeMillis, (now) => {
@@ -130,6 +140,21 @@ export class Registry {
     })
   }
 }
+
+/**
+ * The task registry of a server, as a service.
+ *
+ * @internal
+ */
+export class TaskRegistry extends Context.Tag("openreward-effect/Server/TaskRegistry")<TaskRegistry, Registry>() {}
+
+/**
+ * A task registry keeping finished tasks `linger` ms, cutting results into `chunkSize` pieces.
+ *
+ * @internal
+ */
+export const layer = (linger: number, chunkSize: number): Layer.Layer<TaskRegistry> =>
+  Layer.sync(TaskRegistry, () => new Registry(linger, chunkSize))
 
 // -----------------------------------------------------------------------------
 // tool calls

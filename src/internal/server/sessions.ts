@@ -2,8 +2,10 @@
  * Sessions: created by `/create`, set up in the background, kept alive by `/ping` and session
  * routes, and ended by `/delete`, by the idle reaper or by server shutdown.
  *
- * Each session owns a `Scope`. `setup` runs in it, so the finalizers `setup` registers are the
- * session's teardown; ending a session first interrupts its running setup and tool calls, then
+ * The store is a service (`SessionStore`, `layer`): its layer's scope is the server's, and closing
+ * it ends every session. Each session owns a `Scope` and a `FiberSet`: `setup` runs in the scope, so
+ * the finalizers `setup` registers are the session's teardown, and setup and every call the session
+ * runs are fibers of the set; ending a session first interrupts them all (awaiting them), then
  * closes the scope.
  *
  * @internal
@@ -11,16 +13,19 @@
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import * as Schema from "effect/Schema"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import * as Conversation from "../../Conversation.js"
+import type * as Conversation from "../../Conversation.js"
 import type * as Environment from "../../Environment.js"
 import * as Prompt from "../../Prompt.js"
+import * as Canonical from "../decodeCanonical.js"
 import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
@@ -35,8 +40,12 @@ export interface Config {
   readonly idleTimeout: number
   readonly setupWaitTimeout: number
   readonly returnErrors: Errors.Mode
-  /** The answer for a session id that is not known (default: the reference's 404). */
-  readonly unknown?: ((sid: string) => HttpFailure | undefined) | undefined
+  /**
+   * This replica's route key, minted into the ids `/create_session` hands out as `<key>.<uuid4>` so
+   * that a proxy can send each session to the replica holding it (`null`: bare uuid4s, as the
+   * reference mints).
+   */
+  readonly routeKey: string | null
 }
 
 /**
@@ -45,10 +54,8 @@ export interface Config {
 export class Record {
   status: "starting" | "ready" | "failed" | "closed" = "starting"
   session: Environment.Session<unknown, unknown> | undefined = undefined
-  setupFiber: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
   /** Set once a call returns `finished: true`; later calls are refused. */
   finished = false
-  readonly running = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
   readonly ready = Deferred.unsafeMake<void, HttpFailure>(FiberId.none)
   readonly locks = new Map<string, Effect.Semaphore>()
   readonly gate = new Gate()
@@ -63,6 +70,8 @@ export class Record {
     readonly info: Environment.SessionInfo<unknown>,
     readonly redact: Errors.Redact,
     readonly scope: Scope.CloseableScope,
+    /** Setup and every call of the session, interrupted when it ends. */
+    readonly fibers: FiberSet.FiberSet<unknown, unknown>,
     public lastSeen: number
   ) {}
 
@@ -77,20 +86,67 @@ export class Record {
 }
 
 const notFound = fail(404, "Active environment not found")
+const lost = fail(410, "Session gone: it ended, or its replica restarted")
 const exists = fail(400, "Session already exists")
 const deleted = fail(410, "Session deleted")
 const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
 
-const encodePrompt = Schema.encodeEither(Prompt.Prompt)
-const encodeConversation = Schema.encodeEither(Conversation.Conversation)
+const encodePrompt = Canonical.encodePromptEither
+const encodeConversation = Canonical.encodeConversationEither
 
 /**
  * @internal
  */
 export class Sessions {
   readonly records = new Map<string, Record>()
+  /**
+   * Set when the server drains (replica.ts): it takes no new sessions or calls, its health check
+   * says so, and the calls already running may finish.
+   */
+  draining = false
+  /** Set once the drain is over and every session is being ended: every request gets 503. */
+  closed = false
+  private readonly prefix: string | null
 
-  constructor(readonly config: Config) {}
+  constructor(readonly config: Config) {
+    this.prefix = config.routeKey === null ? null : `${config.routeKey}.`
+  }
+
+  /** A fresh session id for `/create_session`, carrying the route key when there is one. */
+  newId(): string {
+    const id = globalThis.crypto.randomUUID()
+    return this.prefix === null ? id : this.prefix + id
+  }
+
+  /**
+   * The answer for a session id this store does not hold: 410 when it carries this replica's route
+   * key (this replica, or an earlier run of it under the same key, minted it: the session is gone,
+   * so a client ends it rather than retry), else the reference's 404.
+   */
+  unknown(sid: string): HttpFailure {
+    return this.prefix !== null && sid.startsWith(this.prefix) ? lost : notFound
+  }
+
+  /** Start draining (see {@link draining}). */
+  drain(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      this.draining = true
+    })
+  }
+
+  /**
+   * Run `effect` on behalf of a session, in its fiber set: ending the session interrupts it. On a
+   * session that has ended it is not run; `onRefused` runs instead.
+   */
+  run<A, E, R>(
+    record: Record,
+    effect: Effect.Effect<A, E, R>,
+    onRefused: Effect.Effect<void>
+  ): Effect.Effect<Fiber.RuntimeFiber<A, E> | undefined, never, R> {
+    return Effect.suspend(() =>
+      record.status === "closed" ? Effect.as(onRefused, undefined) : FiberSet.run(record.fibers, effect)
+    )
+  }
 
   /** Map a failure of environment code to a 500, logging it. */
   userFailure(record: Record | undefined, what: string) {
@@ -120,20 +176,20 @@ export class Sessions {
       // requests for one id may both have passed the route's check while a task list loaded.
       if (this.records.has(sid)) return yield* exists
       const scope = yield* Scope.make()
-      const record = new Record(sid, compiled, info, redact, scope, now)
+      const fibers = yield* Scope.extend(FiberSet.make<unknown, unknown>(), scope)
+      const record = new Record(sid, compiled, info, redact, scope, fibers, now)
       this.records.set(sid, record)
       const setup = (compiled.env.setup(info) as Effect.Effect<unknown, unknown, unknown>).pipe(
         Scope.extend(scope),
         Effect.onExit((exit) => this.settle(record, exit))
       )
-      record.setupFiber = yield* Effect.forkDaemon(setup)
+      yield* FiberSet.run(fibers, setup)
       yield* Effect.logDebug("session created").pipe(Effect.annotateLogs({ session: sid, environment: compiled.key }))
     })
   }
 
   private settle(record: Record, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> {
     return Effect.suspend(() => {
-      record.setupFiber = undefined
       if (record.status !== "starting") return Effect.void
       if (Exit.isSuccess(exit)) {
         record.session = { ...record.info, state: exit.value }
@@ -156,7 +212,7 @@ export class Sessions {
   private touch(sid: string): Effect.Effect<Record, HttpFailure> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const record = this.records.get(sid)
-      if (record === undefined) return Effect.fail(this.config.unknown?.(sid) ?? notFound)
+      if (record === undefined) return Effect.fail(this.unknown(sid))
       record.lastSeen = now
       return Effect.succeed(record)
     })
@@ -230,16 +286,6 @@ export class Sessions {
     )
   }
 
-  /** Track a fiber running on behalf of the session, so ending the session interrupts it. */
-  track(record: Record, fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
-    if (record.status === "closed") {
-      fiber.unsafeInterruptAsFork(FiberId.none)
-      return
-    }
-    record.running.add(fiber)
-    fiber.addObserver(() => record.running.delete(fiber))
-  }
-
   /** End a session: refuse waiters (410), interrupt its work, close its scope (teardown). */
   delete(sid: string): Effect.Effect<void> {
     return Effect.suspend(() => {
@@ -247,10 +293,8 @@ export class Sessions {
       if (record === undefined) return Effect.void
       this.records.delete(sid)
       record.status = "closed"
-      const fibers = [...record.running]
-      if (record.setupFiber !== undefined) fibers.push(record.setupFiber)
       return Deferred.fail(record.ready, deleted).pipe(
-        Effect.zipRight(Fiber.interruptAll(fibers)),
+        Effect.zipRight(FiberSet.clear(record.fibers)),
         Effect.zipRight(Scope.close(record.scope, Exit.void)),
         Effect.catchAllCause((cause) =>
           Effect.logWarning("teardown failed", Errors.message(cause, record.redact)).pipe(
@@ -283,6 +327,24 @@ export class Sessions {
     })
   }
 }
+
+/**
+ * The session store of a server, as a service.
+ *
+ * @internal
+ */
+export class SessionStore extends Context.Tag("openreward-effect/Server/SessionStore")<SessionStore, Sessions>() {}
+
+/**
+ * The session store, for the layer's scope: closing it ends every session (running each teardown).
+ *
+ * @internal
+ */
+export const layer = (config: Config): Layer.Layer<SessionStore> =>
+  Layer.scoped(
+    SessionStore,
+    Effect.acquireRelease(Effect.sync(() => new Sessions(config)), (sessions) => sessions.deleteAll())
+  )
 
 /**
  * @internal

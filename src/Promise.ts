@@ -1,0 +1,273 @@
+/**
+ * The library for code that does not use Effect: the client, sessions, the episode runner and the
+ * codecs with `Promise`s and exceptions. Every failure rejects (or throws) with the library's tagged
+ * error itself, so `error._tag`, `ClientError.isClientError` and `ConversionError.isConversionError`
+ * work on what you catch.
+ *
+ * ```ts no-run
+ * import * as OpenReward from "openreward-effect/Promise"
+ *
+ * const client = OpenReward.connect({ baseUrl: "http://127.0.0.1:8080" })
+ * const env = client.environment("dialogueenv")
+ * await using session = await env.session({ split: "train", index: 0 })
+ * const messages = await session.getMessages({ format: "openai" })
+ * ```
+ *
+ * HTTP goes through the platform's `fetch` (`@effect/platform`'s `FetchHttpClient`), so
+ * `@effect/platform` must be installed; `@effect/platform-node` is not needed.
+ *
+ * @since 0.2.0
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
+import * as ClientModule from "./Client.js"
+import type * as Conversation from "./Conversation.js"
+import * as Episode from "./Episode.js"
+import * as Format from "./Format.js"
+import type * as Json from "./Json.js"
+import type * as ModelResponse from "./ModelResponse.js"
+import type * as Prompt from "./Prompt.js"
+import type * as Protocol from "./Protocol.js"
+import type * as Provider from "./Provider.js"
+import type * as ToolFormat from "./ToolFormat.js"
+
+/**
+ * Options of {@link connect}: those of `Client.layer` (base URL, API key, retries, ...).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Options = ClientModule.Options
+
+/**
+ * A model step for {@link Session.runEpisode}: the conversation and tools in, the model's answer out,
+ * as a `Promise`, or as an Effect (the ready-made steps of `openreward-effect/ModelStep`) that needs
+ * nothing.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Step = (
+  input: Episode.StepInput
+) => PromiseLike<ModelResponse.ModelResponse> | Effect.Effect<ModelResponse.ModelResponse, unknown>
+
+const toStep = (step: Step): Episode.Step<unknown> => (input) =>
+  Effect.suspend(() => {
+    let result: ReturnType<Step>
+    try {
+      result = step(input)
+    } catch (e) {
+      return Effect.fail(new Cause.UnknownException(e))
+    }
+    return Effect.isEffect(result)
+      ? result
+      : Effect.tryPromise({ try: () => Promise.resolve(result), catch: (e) => new Cause.UnknownException(e) })
+  })
+
+/**
+ * An open session. Close it with `close()` or `await using`; closing deletes it on the server.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Session extends AsyncDisposable {
+  readonly sid: string
+  readonly source: ClientModule.Task | ClientModule.TaskIndex
+  readonly getPrompt: () => Promise<Prompt.Prompt>
+  readonly getMessages: <F extends ClientModule.MessagesFormat = "none">(
+    options?: { readonly format?: F }
+  ) => Promise<ClientModule.Messages<F>>
+  readonly readMessages: () => Promise<ClientModule.MessagesResult>
+  readonly listTools: <F extends ClientModule.ToolsFormat = "none">(
+    options?: { readonly format?: F } & ToolFormat.Options
+  ) => Promise<ClientModule.Tools<F>>
+  readonly callTool: (name: string, input?: Json.JsonObject) => Promise<Protocol.ToolOutput>
+  /** Run one episode on this session (see `Episode.run`). Resolves with the episode, whatever stopped it. */
+  readonly runEpisode: (step: Step, options?: Episode.Options) => Promise<Episode.Episode<unknown>>
+  /** The Effect session underneath, for code that mixes both styles. */
+  readonly effect: ClientModule.Session
+  readonly close: () => Promise<void>
+}
+
+/**
+ * One environment of the server. `name` is the name as given (`"namespace/name"` included).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Environment {
+  readonly name: string
+  readonly splits: () => Promise<ReadonlyArray<Protocol.Split>>
+  readonly tasks: (split: string) => Promise<ReadonlyArray<ClientModule.Task>>
+  readonly numTasks: (split: string) => Promise<number>
+  readonly task: (split: string, index: number) => Promise<ClientModule.Task>
+  readonly listTools: <F extends ClientModule.ToolsFormat = "none">(
+    options?: { readonly format?: F } & ToolFormat.Options
+  ) => Promise<ClientModule.Tools<F>>
+  readonly session: (
+    source: ClientModule.Task | ClientModule.TaskIndex,
+    options?: ClientModule.SessionOptions
+  ) => Promise<Session>
+  /** Run an episode on each task, each in its own session (see `Episode.runMany`). */
+  readonly runEpisodes: (
+    sources: Iterable<ClientModule.Task | ClientModule.TaskIndex>,
+    step: Step,
+    options?: Omit<Episode.RunManyOptions, "onEpisode"> & {
+      readonly onEpisode?: ((episode: Episode.Episode<unknown>) => void | Promise<void>) | undefined
+    }
+  ) => Promise<ReadonlyArray<Episode.Episode<unknown>>>
+  /** The Effect environment underneath, for code that mixes both styles. */
+  readonly effect: () => Promise<ClientModule.Environment>
+}
+
+/**
+ * A connection to an OpenReward server. `close()` (or `await using`) stops every session still open.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Client extends AsyncDisposable {
+  readonly environment: (name: string, options?: ClientModule.EnvironmentOptions) => Environment
+  readonly close: () => Promise<void>
+}
+
+/**
+ * What a rejected promise carries: the failure itself when the Effect failed with one (a tagged
+ * error), the defect when it died, an `Error` saying so when it was interrupted.
+ */
+const rejection = (cause: Cause.Cause<unknown>): unknown => Cause.squash(cause)
+
+const settle = <A>(exit: Exit.Exit<A, unknown>): Promise<A> =>
+  Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(rejection(exit.cause))
+
+/**
+ * Connect to a server. Nothing is sent until the first call; configuration errors (a bad
+ * `OPENREWARD_URL`, ...) reject the first call.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const connect = (options?: Options): Client => {
+  const runtime = ManagedRuntime.make(ClientModule.layer(options).pipe(Layer.provide(FetchHttpClient.layer)))
+  const run = <A, E>(effect: Effect.Effect<A, E, ClientModule.Client>): Promise<A> =>
+    runtime.runPromiseExit(effect).then(settle)
+  const sessions = new Set<Session>()
+
+  const makeSession = (environment: ClientModule.Environment) =>
+  async (
+    source: ClientModule.Task | ClientModule.TaskIndex,
+    sessionOptions?: ClientModule.SessionOptions
+  ): Promise<Session> => {
+    const scope = await runtime.runPromise(Scope.make())
+    const opened = await runtime.runPromiseExit(Scope.extend(environment.session(source, sessionOptions), scope))
+    if (Exit.isFailure(opened)) {
+      await runtime.runPromise(Scope.close(scope, Exit.void))
+      return Promise.reject(rejection(opened.cause))
+    }
+    const effect = opened.value
+    let closed: Promise<void> | undefined
+    const close = (): Promise<void> => {
+      if (closed === undefined) {
+        sessions.delete(session)
+        closed = runtime.runPromise(Scope.close(scope, Exit.void))
+      }
+      return closed
+    }
+    const session: Session = {
+      sid: effect.sid,
+      source: effect.source,
+      effect,
+      getPrompt: () => run(effect.getPrompt),
+      getMessages: (o) => run(effect.getMessages(o)),
+      readMessages: () => run(effect.readMessages),
+      listTools: (o) => run(effect.listTools(o)),
+      callTool: (name, input) => run(effect.callTool(name, input)),
+      runEpisode: (step, o) => run(Episode.run(effect, toStep(step), o)),
+      close,
+      [Symbol.asyncDispose]: close
+    }
+    sessions.add(session)
+    return session
+  }
+
+  const environment = (name: string, environmentOptions?: ClientModule.EnvironmentOptions): Environment => {
+    const resolved = ClientModule.environment(name, environmentOptions)
+    const use = <A, E>(f: (env: ClientModule.Environment) => Effect.Effect<A, E, ClientModule.Client>) =>
+      run(Effect.flatMap(resolved, f))
+    return {
+      name,
+      effect: () => run(resolved),
+      splits: () => use((env) => env.splits),
+      tasks: (split) => use((env) => env.tasks(split)),
+      numTasks: (split) => use((env) => env.numTasks(split)),
+      task: (split, index) => use((env) => env.task(split, index)),
+      listTools: (o) => use((env) => env.listTools(o)),
+      session: async (source, sessionOptions) => makeSession(await run(resolved))(source, sessionOptions),
+      runEpisodes: (sources, step, o) =>
+        use((env) =>
+          Episode.runMany(env, sources, toStep(step), {
+            ...o,
+            onEpisode: o?.onEpisode === undefined ? undefined : (episode) =>
+              Effect.promise(async () => {
+                await o.onEpisode!(episode)
+              })
+          })
+        )
+    }
+  }
+  const close = async (): Promise<void> => {
+    await Promise.all(Array.from(sessions, (s) => s.close()))
+    await runtime.dispose()
+  }
+  return {
+    environment,
+    close,
+    [Symbol.asyncDispose]: close
+  }
+}
+
+/**
+ * A conversation in a provider's request shape; throws the tagged `EncodeError` where the format
+ * cannot hold it.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const encodeOrThrow = <P extends Provider.Provider>(
+  provider: P,
+  conversation: Conversation.Conversation
+): Format.Wire[P] => Either.getOrThrowWith(Format.encode(provider, conversation), (e) => e)
+
+/**
+ * A provider transcript (untrusted JSON) as a canonical conversation; throws the tagged
+ * `DecodeError`.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const decodeOrThrow = (provider: Provider.Provider, input: unknown): Conversation.Conversation =>
+  Either.getOrThrowWith(Format.decode(provider, input), (e) => e)
+
+/**
+ * Read any source format (`canonical` strictly); throws the tagged error.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const readOrThrow = (source: Format.Source, input: unknown): Conversation.Conversation =>
+  Either.getOrThrowWith(Format.read(source, input), (e) => e)
+
+/**
+ * Write to any target format (a provider, `canonical`, `prompt`); throws the tagged error.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const writeOrThrow = (target: Format.Target, conversation: Conversation.Conversation): unknown =>
+  Either.getOrThrowWith(Format.write(target, conversation), (e) => e)

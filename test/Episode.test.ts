@@ -1,0 +1,243 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { assert, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { createServer } from "node:http"
+import * as Block from "openreward-effect/Block"
+import * as Client from "openreward-effect/Client"
+import * as Conversation from "openreward-effect/Conversation"
+import * as Environment from "openreward-effect/Environment"
+import * as Episode from "openreward-effect/Episode"
+import * as Message from "openreward-effect/Message"
+import type * as ModelResponse from "openreward-effect/ModelResponse"
+import * as Server from "openreward-effect/Server"
+import * as Tool from "openreward-effect/Tool"
+import { environments } from "../examples/support.js"
+
+// An environment whose tools exercise every branch of the loop.
+const Counter = Environment.make({
+  name: "CounterEnv",
+  splits: ["train"],
+  tasks: { train: [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }] },
+  prompt: () => [Block.text("Count to three, then call done.")],
+  tools: [
+    Tool.make("tick", {
+      description: "Add one; reward 0.25 each.",
+      input: Schema.Struct({ n: Schema.Number }),
+      handler: ({ n }) => Tool.output(`ticked ${n}`, { reward: 0.25 })
+    }),
+    Tool.make("done", {
+      description: "Finish.",
+      handler: () => Tool.output("bye", { reward: 1, finished: true })
+    }),
+    Tool.make("explode", {
+      description: "Raises.",
+      handler: () => Effect.die(new Error("boom"))
+    })
+  ]
+})
+
+const ServerLive = Server.layer([...environments, Counter]).pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+const ClientLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+  return Client.layer({ baseUrl, apiKey: "" })
+}))
+
+const TestLive = ClientLive.pipe(Layer.provideMerge(ServerLive), Layer.provide(NodeHttpClient.layerUndici))
+
+const answer = (blocks: ReadonlyArray<Message.AssistantBlock>, usage: ModelResponse.Usage = {}) =>
+  Effect.succeed<ModelResponse.ModelResponse>({
+    message: Message.assistant(blocks),
+    stopReason: blocks.some((b) => b.type === "tool_call") ? "tool_calls" : "stop",
+    usage
+  })
+
+/** A model that plays a fixed script, one answer per turn. */
+const scripted = (turns: ReadonlyArray<ReadonlyArray<Message.AssistantBlock>>): Episode.Step => ({ turn }) =>
+  answer(turns[Math.min(turn, turns.length - 1)]!, { inputTokens: 10, outputTokens: 2 })
+
+const counter = (c: Client.Service) => c.environment("counterenv", { variant: "counterenv" })
+
+layer(TestLive, { timeout: 30_000 })("Episode", (it) => {
+  it.effect("runs tool calls in order, each once, and stops when a tool says finished", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const [task] = yield* env.tasks("train")
+      const episode = yield* Effect.scoped(Effect.flatMap(
+        env.session(task!),
+        (session) =>
+          Episode.run(
+            session,
+            scripted([
+              [Block.toolCall("c1", "tick", { n: 1 }), Block.toolCall("c2", "tick", { n: 2 })],
+              [Block.text("Almost."), Block.toolCall("c3", "tick", { n: 3 })],
+              [Block.toolCall("c4", "done", {}), Block.toolCall("c5", "tick", { n: 4 })]
+            ])
+          )
+      ))
+      assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "done" })
+      assert.strictEqual(episode.turns, 3)
+      assert.deepStrictEqual(episode.calls.map((c) => c.id), ["c1", "c2", "c3", "c4"])
+      assert.deepStrictEqual(episode.rewards, [0.25, 0.25, 0.25, 1])
+      assert.strictEqual(episode.totalReward, 1.75)
+      assert.deepStrictEqual(episode.usage, { inputTokens: 30, outputTokens: 6 })
+      // task prompt, then (assistant, tool results) three times
+      assert.deepStrictEqual(episode.conversation.map((m) => m.role), [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user"
+      ])
+      const last = episode.conversation[6]!
+      assert.deepStrictEqual(last.blocks.map((b) => b.type === "tool_result" ? b.tool_call_id : b.type), ["c4"])
+      // the whole episode is a valid canonical conversation
+      assert.isTrue(Conversation.validate(episode.conversation)._tag === "Right")
+    }))
+
+  it.effect("a refused call is answered as an error result and the episode goes on", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const episode = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 1 }),
+        (session) =>
+          Episode.run(
+            session,
+            scripted([
+              [Block.toolCall("x", "no_such_tool", {})],
+              [Block.toolCall("y", "tick", { n: "not a number" })],
+              [Block.toolCall("z", "done", {})]
+            ])
+          )
+      ))
+      assert.strictEqual(episode.stop._tag, "Finished")
+      assert.deepStrictEqual(episode.calls.map((c) => [c.name, c.refused]), [
+        ["no_such_tool", true],
+        ["tick", true],
+        ["done", false]
+      ])
+      const refusal = episode.conversation[2]!.blocks[0]!
+      assert.strictEqual(refusal.type, "tool_result")
+      if (refusal.type === "tool_result") {
+        assert.isTrue(refusal.is_error)
+        assert.match(refusal.blocks[0]!.type === "text" ? refusal.blocks[0]!.text : "", /no_such_tool/)
+      }
+    }))
+
+  it.effect("stops when the model answers without a tool call, and at the turn limit", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const stopped = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 0 }),
+        (session) => Episode.run(session, scripted([[Block.text("I give up.")]]))
+      ))
+      assert.deepStrictEqual(stopped.stop, { _tag: "ModelStopped", stopReason: "stop" })
+      assert.strictEqual(stopped.totalReward, null)
+      assert.strictEqual(stopped.turns, 1)
+
+      const limited = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 0 }),
+        (session) => Episode.run(session, scripted([[Block.toolCall("t", "tick", { n: 0 })]]), { maxTurns: 3 })
+      ))
+      assert.deepStrictEqual(limited.stop, { _tag: "TurnLimit", maxTurns: 3 })
+      assert.strictEqual(limited.turns, 3)
+      assert.strictEqual(limited.calls.length, 3)
+    }))
+
+  it.effect("a failing tool or model step ends the episode as Failed, keeping what happened", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const exploded = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 0 }),
+        (session) =>
+          Episode.run(session, scripted([[Block.toolCall("a", "tick", { n: 1 }), Block.toolCall("b", "explode", {})]]))
+      ))
+      assert.strictEqual(exploded.stop._tag, "Failed")
+      assert.strictEqual(Option.getOrThrow(Episode.failure(exploded))._tag, "ToolFailed")
+      assert.deepStrictEqual(exploded.rewards, [0.25])
+      // the result of the call that ran is kept
+      assert.strictEqual(exploded.conversation.at(-1)!.role, "user")
+
+      class ModelDown extends Schema.TaggedError<ModelDown>()("ModelDown", {}) {}
+      const down = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 0 }),
+        (session) => Episode.run(session, () => Effect.fail(new ModelDown()))
+      ))
+      assert.strictEqual(down.stop._tag, "Failed")
+      assert.strictEqual(down.stop._tag === "Failed" ? down.stop.error._tag : "", "ModelDown")
+      assert.strictEqual(down.turns, 0)
+    }))
+
+  it.effect("runMany: every task yields an episode in order, with a bound, and a JSONL sink", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const lines = yield* Ref.make<ReadonlyArray<string>>([])
+      const running = yield* Ref.make(0)
+      const peak = yield* Ref.make(0)
+      const step: Episode.Step = (input) =>
+        Effect.gen(function*() {
+          const now = yield* Ref.updateAndGet(running, (n) => n + 1)
+          yield* Ref.update(peak, (p) => Math.max(p, now))
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          yield* Ref.update(running, (n) => n - 1)
+          return yield* scripted([[Block.toolCall("t", "tick", { n: 1 })], [Block.toolCall("d", "done", {})]])(input)
+        })
+      const sources = [...[0, 1, 2, 3].map((index) => ({ split: "train", index })), { split: "train", index: 99 }]
+      const episodes = yield* Episode.runMany(env, sources, step, {
+        concurrency: 2,
+        progress: false,
+        onEpisode: Episode.appendJsonl((line) => Ref.update(lines, (ls) => [...ls, line]))
+      })
+      assert.deepStrictEqual(episodes.map((e) => e.source), sources)
+      assert.deepStrictEqual(episodes.map((e) => e.stop._tag), [
+        "Finished",
+        "Finished",
+        "Finished",
+        "Finished",
+        "Failed"
+      ])
+      assert.deepStrictEqual(episodes.slice(0, 4).map((e) => e.totalReward), [1.25, 1.25, 1.25, 1.25])
+      assert.isTrue((yield* Ref.get(peak)) <= 2)
+      const written = yield* Ref.get(lines)
+      assert.strictEqual(written.length, 5)
+      // each line is a canonical conversation that the strict reader accepts
+      for (const line of written) {
+        assert.isTrue(line.endsWith("\n"))
+        assert.strictEqual(Conversation.decode(JSON.parse(line))._tag, "Right")
+      }
+    }))
+
+  it.effect("drives the example environments", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = client.environment("triviaenv", { variant: "triviaenv" })
+      const episodes = yield* Episode.runMany(
+        env,
+        yield* env.tasks("train"),
+        ({ conversation }) => {
+          const question = Conversation.blocks(conversation).flatMap((b) => b.type === "text" ? [b.text] : [])
+            .join(" ")
+          const guess = question.includes("France") ? "Paris" : "Kyoto"
+          return answer([Block.toolCall("a", "answer", { answer: guess })])
+        },
+        { progress: false }
+      )
+      assert.deepStrictEqual(episodes.map((e) => e.totalReward), [1, 0])
+    }))
+})

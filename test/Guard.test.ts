@@ -1,0 +1,108 @@
+/**
+ * The guard compiler (src/internal/guard.ts) against the Schema decode, for every canonical wire
+ * schema, strict and lenient; the provider request schemas have theirs in their format's tests.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { Block, Conversation, Message, Prompt } from "openreward-effect"
+import * as Guard from "../src/internal/guard.js"
+import { guardLaws } from "./utils/guardLaws.js"
+
+describe("guard laws: canonical schemas", () => {
+  guardLaws("Conversation (strict)", Conversation.Conversation, { onExcessProperty: "error" })
+  guardLaws("Conversation (lenient)", Guard.relax(Conversation.Conversation), { onExcessProperty: "ignore" })
+  guardLaws("Block (strict)", Block.Block, { onExcessProperty: "error" })
+  guardLaws("Message (lenient)", Guard.relax(Message.Message), { onExcessProperty: "ignore" })
+  guardLaws("Prompt (strict)", Prompt.Prompt, { onExcessProperty: "error" })
+})
+
+describe("the guard compiler", () => {
+  it("dispatches a union on its literal tag, and still tries the members without one", () => {
+    const schema = Schema.Union(
+      Schema.Struct({ type: Schema.Literal("a"), a: Schema.String }),
+      Schema.Struct({ type: Schema.Literal("b", "c"), b: Schema.Number }),
+      Schema.Struct({ type: Schema.String, other: Schema.Boolean })
+    )
+    const guard = Guard.compile(schema, { onExcessProperty: "ignore" })
+    assert.isTrue(guard({ type: "a", a: "x" }))
+    assert.isTrue(guard({ type: "c", b: 1 }))
+    assert.isTrue(guard({ type: "a", other: true }))
+    assert.isFalse(guard({ type: "b", a: "x" }))
+    assert.isFalse(guard({ a: "x" }))
+  })
+
+  it("rejects what the schema does not declare when excess keys are errors", () => {
+    const schema = Schema.Struct({ a: Schema.String })
+    const strict = Guard.compile(schema, { onExcessProperty: "error" })
+    const lenient = Guard.compile(schema, { onExcessProperty: "ignore" })
+    assert.isFalse(strict({ a: "x", b: 1 }))
+    assert.isTrue(lenient({ a: "x", b: 1 }))
+    // the keys JSON has are seen: a symbol key is not (documented in guard.ts)
+    assert.isTrue(strict({ a: "x", [Symbol("s")]: 1 }))
+  })
+
+  it("leaves a declared key that is no own enumerable key to the Schema", () => {
+    const guard = Guard.compile(Schema.Struct({ a: Schema.optional(Schema.String) }), { onExcessProperty: "ignore" })
+    assert.isFalse(guard(Object.defineProperty({}, "a", { value: "x", enumerable: false })))
+    assert.isFalse(guard(Object.create({ a: "inherited" })))
+    assert.isTrue(guard({}))
+  })
+
+  it("holds input to the depth limit, ignored keys included, so a cycle fails", () => {
+    const guard = Guard.compile(Schema.Struct({ a: Schema.String }), { onExcessProperty: "ignore" })
+    let deep: unknown = []
+    for (let i = 0; i < Guard.maxDepth + 1; i++) deep = [deep]
+    assert.isFalse(guard({ a: "x", ignored: deep }))
+    const cycle: Record<string, unknown> = { a: "x" }
+    cycle["self"] = cycle
+    assert.isFalse(guard(cycle))
+  })
+
+  it("honours a schema's own parseOptions, and relax removes them", () => {
+    const schema = Schema.Struct({ a: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } })
+    assert.isFalse(Guard.compile(schema, { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
+    assert.isTrue(Guard.compile(Guard.relax(schema), { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
+  })
+
+  it("refuses, when compiled, a schema it cannot judge", () => {
+    assert.throws(() => Guard.compile(Schema.NumberFromString, { onExcessProperty: "ignore" }))
+  })
+})
+
+describe("the canonical schemas reject unknown keys themselves", () => {
+  it("Schema.decodeUnknownEither(Block.Block) agrees with Conversation.decode", () => {
+    const block = { type: "text", text: "hi", extra: 1 }
+    assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Block.Block)(block)))
+    assert.isTrue(Either.isLeft(Conversation.decode([{ role: "user", blocks: [block] }])))
+    assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Message.Message)({ role: "user", blocks: [], x: 1 })))
+  })
+})
+
+describe("__proto__ is an own data key on every canonical decode surface", () => {
+  const input = JSON.parse(
+    `[{"role":"assistant","blocks":[{"type":"tool_call","id":"t","name":"f","input":{"__proto__":{"polluted":true},"a":1},"detail":{"__proto__":1}}]}]`
+  )
+  for (
+    const [name, decode] of [["decode", Conversation.decode], [
+      "decodeLenient",
+      (u: unknown) => Either.map(Conversation.decodeLenient(u), (r) => r.conversation)
+    ]] as const
+  ) {
+    it(name, () => {
+      const conversation = Either.getOrThrow(decode(input))
+      const block = conversation[0]!.blocks[0] as Block.ToolCallBlock
+      assert.deepStrictEqual(Object.keys(block.input), ["__proto__", "a"])
+      assert.strictEqual(Object.getPrototypeOf(block.input), Object.prototype)
+      assert.strictEqual(JSON.stringify(block.input), `{"__proto__":{"polluted":true},"a":1}`)
+      assert.strictEqual(JSON.stringify(block.detail), `{"__proto__":1}`)
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+      assert.strictEqual(
+        JSON.stringify(Conversation.encode(conversation)),
+        JSON.stringify(Conversation.encode(
+          Either.getOrThrow(Conversation.decode(JSON.parse(JSON.stringify(Conversation.encode(conversation)))))
+        ))
+      )
+    })
+  }
+})
