@@ -3,6 +3,7 @@
 # Needs nginx on PATH (Debian: apt-get install -y nginx); runs it unprivileged from a temp dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/sbin:/sbin" # where Debian puts nginx, not on a user's PATH
 command -v nginx >/dev/null || { echo "test:scale needs nginx on PATH (Debian: apt-get install -y nginx)" >&2; exit 1; }
 export OPENREWARD_PYTHON="$(bash scripts/venv.sh)"
 exec npx vitest run --config vitest.scale.config.ts "$@"
