@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/interop/**", "node_modules/**"],
+    exclude: ["test/interop/**", "test/scale/**", "node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

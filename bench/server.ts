@@ -50,6 +50,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { isDeepStrictEqual } from "node:util"
+import * as Nginx from "../test/utils/nginx.js"
 import type { Responses } from "./server/bare.js"
 import type { Job, Sample } from "./server/load.js"
 import * as Report from "./server/report.js"
@@ -62,13 +63,14 @@ class BenchError extends Data.TaggedError("BenchError")<{ readonly message: stri
 // settings
 // -----------------------------------------------------------------------------
 
-const targetNames = ["ours", "reference", "bare", "platform", "fiber"] as const
+const targetNames = ["ours", "nginx", "reference", "bare", "platform", "fiber"] as const
 type TargetName = typeof targetNames[number]
 const routeNames = ["messages", "call"] as const
 type RouteName = typeof routeNames[number]
 
 const labels: Record<TargetName, string> = {
   ours: "ours (openreward-effect)",
+  nginx: "ours behind nginx (1 replica)",
   reference: "reference (Python)",
   bare: "bare node:http",
   platform: "@effect/platform, no router",
@@ -104,7 +106,9 @@ const settings = {
   warmup: quick ? 0.5 : numberFlag("warmup", 2),
   connections: Math.round(numberFlag("connections", 32)),
   routes: listFlag("routes", routeNames),
-  targets: listFlag("targets", targetNames, ["ours", "reference", "bare"]),
+  targets: listFlag("targets", targetNames, ["ours", "nginx", "reference", "bare"]),
+  /** The many-sessions pass: `/call` latency with this many connections (one session each). */
+  many: Math.round(numberFlag("many", 200)),
   pin: !process.argv.includes("--no-pin"),
   referenceLogLevel: flag("reference-log-level") ?? "WARNING",
   profile: flag("profile"),
@@ -326,12 +330,17 @@ interface Target {
   readonly url: string
   readonly child: Child
   readonly sessions: ReadonlyArray<string>
+  /** The processes whose CPU is the target's (default: the child's). */
+  readonly pids?: () => ReadonlyArray<number>
 }
 
-/** Sessions `bench-0`, `bench-1`, ... one per connection, created and set up. */
-const sessionsOf = (url: string) =>
+/**
+ * Sessions `bench-0`, `bench-1`, ... (behind nginx `r1.bench-0`, ..., so its map routes them by
+ * their route key), as many as the most connections a sample uses, created and set up.
+ */
+const sessionsOf = (url: string, prefix = "") =>
   Effect.forEach(
-    Array.from({ length: settings.connections }, (_, i) => `bench-${i}`),
+    Array.from({ length: Math.max(settings.connections, settings.many) }, (_, i) => `${prefix}bench-${i}`),
     (sid) =>
       send(`${url}/create`, {
         method: "POST",
@@ -371,6 +380,73 @@ interface Python {
   readonly executable: string
   readonly versions: { readonly python: string; readonly openreward: string; readonly uvicorn: string }
 }
+
+/** The processes of nginx: its master and, read from /proc, its workers. */
+const nginxPids = (master: number | undefined): ReadonlyArray<number> => {
+  if (master === undefined) return []
+  try {
+    const children = fs.readFileSync(`/proc/${master}/task/${master}/children`, "utf8").trim().split(/\s+/)
+    return [master, ...children.filter((c) => c !== "").map(Number)]
+  } catch {
+    return [master]
+  }
+}
+
+/**
+ * Ours behind nginx running deploy/nginx/openreward.conf, with every replica of the file pointing
+ * at the one `ours` server. nginx is stopped with SIGTERM (its master then stops its workers).
+ */
+const startNginx = (ours: Target) =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "bench-nginx-"))
+    fs.mkdirSync(path.join(prefix, "tmp"))
+    const oursPort = Number(new URL(ours.url).port)
+    fs.writeFileSync(path.join(prefix, "nginx.conf"), Nginx.render(port, [oursPort, oursPort, oursPort]))
+    const [file, argv] = pinned
+      ? ["taskset", [
+        "-c",
+        String(serverCore),
+        "nginx",
+        "-p",
+        prefix,
+        "-c",
+        path.join(prefix, "nginx.conf"),
+        "-e",
+        "stderr"
+      ]]
+      : ["nginx", ["-p", prefix, "-c", path.join(prefix, "nginx.conf"), "-e", "stderr"]]
+    const child = yield* Effect.acquireRelease(
+      Effect.sync((): Child => {
+        const process_ = spawn(file, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+        children.add(process_)
+        let tail = ""
+        process_.stderr?.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000)))
+        return { name: "nginx", process: process_, output: () => tail }
+      }),
+      (child) =>
+        Effect.async<void>((resume) => {
+          const done = () => {
+            children.delete(child.process)
+            fs.rmSync(prefix, { recursive: true, force: true })
+            resume(Effect.void)
+          }
+          if (exited(child.process)) return done()
+          child.process.once("exit", done)
+          child.process.kill("SIGTERM")
+        })
+    )
+    const url = `http://127.0.0.1:${port}`
+    yield* healthy(child, url)
+    const target: Target = {
+      name: "nginx",
+      url,
+      child,
+      sessions: yield* sessionsOf(url, "r1."),
+      pids: () => [ours.child.process.pid!, ...nginxPids(child.process.pid)]
+    }
+    return target
+  })
 
 /** A Python with openreward, uvicorn and fastapi, or undefined (with the reason printed). */
 const findPython = Effect.gen(function*() {
@@ -506,18 +582,29 @@ const startLoad = Effect.gen(function*() {
 
 type Load = Effect.Effect.Success<typeof startLoad>
 
+/** CPU seconds the processes have used so far, or undefined when one is unknown. */
+const cpuOf = (pids: ReadonlyArray<number>): number | undefined => {
+  let total = 0
+  for (const pid of pids) {
+    const used = cpuSeconds(pid)
+    if (used === undefined) return undefined
+    total += used
+  }
+  return pids.length === 0 ? undefined : total
+}
+
 /** One sample of a route of a target, with the CPU both processes used meanwhile. */
-const measure = (load: Load, target: Target, route: Route, seconds: number) =>
+const measure = (load: Load, target: Target, route: Route, seconds: number, connections = settings.connections) =>
   Effect.gen(function*() {
-    const server = target.child.process.pid
-    const before = { server: cpuSeconds(server), load: cpuSeconds(load.child.process.pid), at: performance.now() }
+    const pids = target.pids?.() ?? (target.child.process.pid === undefined ? [] : [target.child.process.pid])
+    const before = { server: cpuOf(pids), load: cpuSeconds(load.child.process.pid), at: performance.now() }
     const sample = yield* load.run({
       url: `${target.url}${route.path}`,
       method: route.method,
       headers: route.headers,
       body: route.body,
       sessions: target.sessions,
-      connections: settings.connections,
+      connections,
       seconds
     })
     const wall = (performance.now() - before.at) / 1000
@@ -525,7 +612,7 @@ const measure = (load: Load, target: Target, route: Route, seconds: number) =>
       was === undefined || now === undefined ? undefined : (now - was) / wall
     const measured: Report.Measured = {
       ...sample,
-      serverCpu: used(before.server, cpuSeconds(server)),
+      serverCpu: used(before.server, cpuOf(pids)),
       loadCpu: used(before.load, cpuSeconds(load.child.process.pid))
     }
     if (sample.failed > 0) {
@@ -580,7 +667,8 @@ const program = Effect.gen(function*() {
       settings.targets.includes(name) ? startFloor(name, responses) : Effect.succeed(undefined)
     )
   ], { concurrency: "unbounded" })
-  const all = [ours, ...others].filter((t): t is Target => t !== undefined)
+  const behindNginx = settings.targets.includes("nginx") ? yield* startNginx(ours) : undefined
+  const all = [ours, behindNginx, ...others].filter((t): t is Target => t !== undefined)
   yield* verify(all, responses)
   const targets = all.filter((t) => settings.targets.includes(t.name))
   console.log(
@@ -619,6 +707,7 @@ const program = Effect.gen(function*() {
         labels[target.name],
         Report.count(s.rate),
         `${Report.count(s.minRate)}–${Report.count(s.maxRate)}`,
+        s.serverCpu === undefined ? "-" : Report.count(s.rate / s.serverCpu),
         Report.ms(s.p50),
         Report.ms(s.p99),
         Report.cpu(s.serverCpu),
@@ -629,22 +718,27 @@ const program = Effect.gen(function*() {
       `\n${route.method} ${route.path}  (${settings.connections} connections, ${settings.rounds} × ${settings.seconds} s; medians over rounds)`
     )
     console.log(
-      Report.table(["target", "req/s", "range", "p50 ms", "p99 ms", "server CPU", "load CPU"], rows)
+      Report.table(["target", "req/s", "range", "req/s per core", "p50 ms", "p99 ms", "server CPU", "load CPU"], rows)
     )
     const verdicts: Array<unknown> = []
-    const compare = (other: TargetName, goal?: number) => {
-      const a = of("ours")
+    const compare = (other: TargetName, goal?: number, self: TargetName = "ours", perCore = false) => {
+      const a = of(self)
       const b = of(other)
       if (a === undefined || b === undefined) return
-      const r = Report.ratio(a, b)
+      const r = perCore ? Report.perCoreRatio(a, b) : Report.ratio(a, b)
+      if (r === undefined) return
       const met = goal === undefined ? undefined : r.median >= goal
-      verdicts.push({ other, goal, ...r, met })
+      verdicts.push({ self, other, perCore, goal, ...r, met })
       console.log(
-        `ours / ${labels[other]}: ${Report.times(r.median)} (rounds ${Report.times(r.min)}–${Report.times(r.max)})` +
+        `${labels[self]} / ${labels[other]}${perCore ? ", per core" : ""}: ${Report.times(r.median)} ` +
+          `(rounds ${Report.times(r.min)}–${Report.times(r.max)})` +
           (goal === undefined ? "" : `; target ≥ ${goal}x: ${met ? "met" : "MISSED"}`)
       )
     }
     compare("reference", 3)
+    compare("reference", 5, "ours", true)
+    compare("reference", 5, "nginx", true)
+    compare("ours", undefined, "nginx")
     compare("bare", 0.6)
     compare("platform")
     compare("fiber")
@@ -654,6 +748,45 @@ const program = Effect.gen(function*() {
       ),
       ratios: verdicts
     }
+  }
+
+  // Many sessions at once: /call latency with `settings.many` connections, one session each.
+  const manyTargets = targets.filter((t) => t.name === "ours" || t.name === "nginx" || t.name === "reference")
+  if (settings.routes.includes("call") && manyTargets.length > 0) {
+    for (const target of manyTargets) yield* measure(load, target, routes.call, settings.warmup, settings.many)
+    const many = new Map<TargetName, Array<Report.Measured>>()
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const target of manyTargets) {
+        const sample = yield* measure(load, target, routes.call, settings.seconds, settings.many)
+        many.set(target.name, [...(many.get(target.name) ?? []), sample])
+        process.stderr.write(
+          `round ${round}/${settings.rounds}  ${routes.call.path} x${settings.many} ${target.name.padEnd(10)} ` +
+            `${Report.count(Report.rate(sample)).padStart(7)} req/s  p50 ${Report.ms(sample.latency.p50)} ms  ` +
+            `p99 ${Report.ms(sample.latency.p99)} ms\n`
+        )
+      }
+    }
+    console.log(
+      `\nPOST ${routes.call.path} with ${settings.many} concurrent sessions  (${settings.many} connections, ` +
+        `${settings.rounds} × ${settings.seconds} s; medians over rounds)`
+    )
+    console.log(Report.table(
+      ["target", "req/s", "req/s per core", "p50 ms", "p99 ms", "server CPU"],
+      manyTargets.map((t) => {
+        const s = Report.summarise(many.get(t.name)!)
+        return [
+          labels[t.name],
+          Report.count(s.rate),
+          s.serverCpu === undefined ? "-" : Report.count(s.rate / s.serverCpu),
+          Report.ms(s.p50),
+          Report.ms(s.p99),
+          Report.cpu(s.serverCpu)
+        ]
+      })
+    ))
+    results["call-many"] = Object.fromEntries(
+      manyTargets.map((t) => [t.name, { samples: many.get(t.name), ...Report.summarise(many.get(t.name)!) }])
+    )
   }
   const elapsed = Duration.format(Duration.millis(Date.now() - started.getTime()))
   console.log(`\ntotal time ${elapsed}`)
@@ -671,7 +804,9 @@ const program = Effect.gen(function*() {
 
 /** The longest the run may take: its samples, plus start-up, with room to spare. */
 const deadline = Duration.seconds(
-  settings.routes.length * settings.targets.length * (settings.warmup + settings.rounds * (settings.seconds + 1)) + 180
+  (settings.routes.length + 1) * settings.targets.length *
+      (settings.warmup + settings.rounds * (settings.seconds + 1)) +
+    180
 )
 
 program.pipe(

@@ -43,14 +43,16 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as Http from "node:http"
 import * as Environment from "./Environment.js"
 import * as App from "./internal/server/app.js"
 import * as ClientError from "./internal/server/clientError.js"
 import * as Compiled from "./internal/server/compiled.js"
+import * as Replica from "./internal/server/replica.js"
 
 /**
  * The reference SDK version whose protocol this server speaks, reported by `/version`.
@@ -95,15 +97,39 @@ export interface Options {
   readonly version?: string | undefined
   /** Trace every request with a span, as `@effect/platform` does by default (default off). */
   readonly tracing?: boolean | undefined
+  /**
+   * This replica's route key, when several replicas serve behind one proxy: session ids are minted
+   * as `<routeKey>.<uuid>` so the proxy can send each session's requests to the replica that holds
+   * it (docs/deploying.md). One to 64 letters, digits, `_` or `-`. Default: the
+   * `OPENREWARD_ROUTE_KEY` environment variable, else none (bare uuids, as the reference mints).
+   */
+  readonly routeKey?: string | undefined
+  /**
+   * How long shutdown waits for running tool calls to finish (default 30 s). Meanwhile `/health`
+   * answers 503 `draining`, new sessions get 503 and new calls 410; then every session is torn down.
+   */
+  readonly drainTimeout?: Duration.DurationInput | undefined
 }
 
 const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
   Duration.toMillis(Duration.decode(input ?? fallback))
 
-const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =>
-  Effect.map(
-    Effect.orElseSucceed(Config.option(Config.string("OPENREWARD_BUILD_SHA")), () => Option.none<string>()),
-    (buildSha) => ({
+const optionalEnv = (name: string): Effect.Effect<Option.Option<string>> =>
+  Effect.orElseSucceed(Config.option(Config.string(name)), () => Option.none<string>())
+
+const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings, Environment.InvalidDefinition> =>
+  Effect.gen(function*() {
+    const buildSha = yield* optionalEnv("OPENREWARD_BUILD_SHA")
+    const routeKey = options?.routeKey !== undefined
+      ? Option.some(options.routeKey)
+      : yield* optionalEnv("OPENREWARD_ROUTE_KEY")
+    if (Option.isSome(routeKey) && !Replica.routeKeyPattern.test(routeKey.value)) {
+      return yield* new Environment.InvalidDefinition({
+        environment: null,
+        reason: "routeKey must be 1 to 64 letters, digits, '_' or '-'"
+      })
+    }
+    return {
       maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
       maxDepth: options?.maxDepth ?? 512,
       idleTimeout: millis(options?.idleTimeout, "900 seconds"),
@@ -113,9 +139,11 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings> =
       resultLinger: millis(options?.resultLinger, "60 seconds"),
       returnErrors: options?.returnErrors ?? "exception",
       version: options?.version ?? protocolVersion,
-      buildSha: Option.getOrNull(buildSha)
-    })
-  )
+      buildSha: Option.getOrNull(buildSha),
+      routeKey: Option.getOrNull(routeKey),
+      drainTimeout: millis(options?.drainTimeout, "30 seconds")
+    }
+  })
 
 /**
  * Check a set of environments can be served together: at least one, each valid, no two with one
@@ -184,7 +212,9 @@ export const make = <const Envs extends ReadonlyArray<Environment.Any>>(
   })
 
 /**
- * Serve `environments` on the `HttpServer` the layer is given.
+ * Serve `environments` on the `HttpServer` the layer is given. When the layer is released (the
+ * program is interrupted, as `NodeRuntime.runMain` does on SIGTERM and SIGINT) the server drains
+ * first (see {@link Options.drainTimeout}), then tears every session down, then stops serving.
  *
  * @category layers
  * @since 0.1.0
@@ -195,9 +225,19 @@ export const layer = <const Envs extends ReadonlyArray<Environment.Any>>(
 ): Layer.Layer<never, Environment.InvalidDefinition, HttpServer.HttpServer | Requirements<Envs>> =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const app = yield* make(environments, options)
-      const serve = HttpServer.serveEffect(app)
+      const valid = yield* validate(environments)
+      const settings = yield* settingsOf(options)
+      // The services (and so the sessions) live in their own scope, closed after the drain and
+      // before serving stops, so that requests arriving during the teardown are still answered
+      // (503), not left hanging.
+      const sessions = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(sessions, Exit.void)) // if serving failed to start
+      const services = yield* Layer.buildWithScope(App.services(settings), sessions)
+      const app = yield* Effect.provide(App.make(valid.map(Compiled.compile), settings), services)
+      const serve = HttpServer.serveEffect(app as HttpApp.Default<never, Requirements<Envs>>)
       yield* options?.tracing === true ? serve : HttpMiddleware.withTracerDisabledWhenEffect(serve, () => true)
+      const replica = Context.get(services, Replica.Replica)
+      yield* Effect.addFinalizer(() => Effect.zipRight(replica.drain(), Scope.close(sessions, Exit.void)))
     })
   )
 

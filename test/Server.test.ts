@@ -34,6 +34,7 @@ import * as App from "../src/internal/server/app.js"
 import { TaskRegistry } from "../src/internal/server/calls.js"
 import * as Compiled from "../src/internal/server/compiled.js"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
+import * as Replica from "../src/internal/server/replica.js"
 import { SessionStore } from "../src/internal/server/sessions.js"
 import * as Sse from "../src/internal/server/sse.js"
 
@@ -1523,10 +1524,8 @@ describe("Server lifecycle", () => {
         returnErrors: "exception",
         version: "0.1.167",
         buildSha: null,
-        newId: (() => {
-          let n = 0
-          return () => `replica-a.${n++}`
-        })()
+        routeKey: "replica-a",
+        drainTimeout: 1_000
       }
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(
@@ -1546,20 +1545,14 @@ describe("Server lifecycle", () => {
       const registry = Context.get(context, TaskRegistry)
       yield* Effect.provide(
         Effect.gen(function*() {
-          // /create_session hands out the store's ids.
-          assert.deepStrictEqual(events((yield* post("/create_session", {})).body)[0], {
-            event: "task_id",
-            data: "replica-a.0"
-          })
+          // /create_session hands out the store's ids, minted by the replica with its route key.
+          const minted = events((yield* post("/create_session", {})).body)[0]!
+          assert.strictEqual(minted.event, "task_id")
+          assert.match(minted.data, /^replica-a\.[0-9a-f-]{36}$/)
           yield* create("svc-1")
           assert.isTrue(sessions.records.has("svc-1"))
           const call = yield* callTool("svc-1", "echo", { text: "hi" })
           assert.isDefined(registry.get(call.taskId, "svc-1"))
-          // Draining: the health check says so.
-          assert.strictEqual((yield* get("/health")).status, 200)
-          yield* sessions.drain()
-          const health = yield* get("/health")
-          assert.deepStrictEqual([health.status, health.body], [503, "{\"status\":\"draining\"}"])
           // A call running when its session ends is interrupted (awaited) before the teardown runs.
           yield* create("svc-2")
           const pending = yield* Effect.fork(callTool("svc-2", "slow", { latch: "svc-never" }))
@@ -1568,6 +1561,14 @@ describe("Server lifecycle", () => {
           yield* post("/delete", undefined, "svc-2")
           assert.strictEqual((yield* Fiber.join(pending)).error, "Session deleted")
           assert.include(log, "teardown svc-2")
+          // Draining: the health check says so, and no new session is taken (test/Replica.test.ts and
+          // test/Shutdown.test.ts drive a whole drain).
+          const replica = Context.get(context, Replica.Replica)
+          assert.strictEqual((yield* get("/health")).status, 200)
+          replica.draining = true
+          const health = yield* get("/health")
+          assert.deepStrictEqual([health.status, health.body], [503, "{\"status\":\"draining\"}"])
+          assert.strictEqual((yield* post("/create_session", {})).status, 503)
         }),
         context
       )

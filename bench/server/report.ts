@@ -70,11 +70,26 @@ export const ratio = (a: ReadonlyArray<Sample>, b: ReadonlyArray<Sample>): Ratio
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }
 }
 
+/**
+ * The ratio `a / b` of two targets' throughputs per core (requests per CPU-second of the server's
+ * processes), round by round; undefined when the CPU time is unknown.
+ */
+export const perCoreRatio = (a: ReadonlyArray<Measured>, b: ReadonlyArray<Measured>): Ratio | undefined => {
+  const ratios: Array<number> = []
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.serverCpu === undefined || y.serverCpu === undefined) return undefined
+    ratios.push((rate(x) / x.serverCpu) / (rate(y) / y.serverCpu))
+  }
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }
+}
+
 /** A whole number with thousands separators. */
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
 
 /** Milliseconds with two decimals. */
-export const ms = (n: number): string => n.toFixed(2)
+export const ms = (n: number | null): string => (n === null || !Number.isFinite(n) ? "-" : n.toFixed(2))
 
 /** A ratio: `3.41x`. */
 export const times = (n: number): string => `${n.toFixed(2)}x`

@@ -250,11 +250,13 @@ export const convert: Command = {
 export const serve: Command = {
   name: "serve",
   summary: "serve the environments a module exports over the OpenReward HTTP protocol",
-  usage: `${program} serve MODULE [--port N] [--host ADDRESS]`,
+  usage: `${program} serve MODULE [--port N] [--host ADDRESS] [--route-key KEY] [--drain-timeout SECONDS]`,
   description: [
     "Loads MODULE and serves the environments it exports (its `environments` array if it has one, else",
     "every exported environment; a `layer` export provides their services) with the reference SDK's",
-    "routes, SSE tool calls and sessions. Ctrl-C (or SIGTERM) shuts down gracefully.",
+    "routes, SSE tool calls and sessions. Ctrl-C (or SIGTERM) shuts down gracefully: the server drains",
+    "(no new sessions or calls; running calls get --drain-timeout seconds to finish), then ends every",
+    "session, running its teardown. A second signal, a second or more later, stops at once.",
     "A TypeScript module needs a TypeScript loader: Node 22.18 and later strip types by themselves; on",
     "older versions the CLI uses tsx when the module's project has it installed (`npm install -D tsx`)."
   ],
@@ -279,6 +281,22 @@ export const serve: Command = {
       default: "0.0.0.0",
       metavar: "ADDRESS",
       description: "the address to listen on"
+    },
+    {
+      name: "route-key",
+      key: "routeKey",
+      kind: "text",
+      metavar: "KEY",
+      description:
+        "this replica's route key, minted into session ids (KEY.<uuid>) so a proxy can route each session to it (default: $OPENREWARD_ROUTE_KEY, else none; docs/deploying.md)"
+    },
+    {
+      name: "drain-timeout",
+      key: "drainTimeout",
+      kind: "integer",
+      default: "30",
+      metavar: "SECONDS",
+      description: "how long shutdown waits for running tool calls before ending every session"
     }
   ],
   examples: [

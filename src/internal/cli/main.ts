@@ -75,7 +75,13 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
       )
       return 1
     }
-    Serve.run({ module: positional!, port: values["port"] as number, host: values["host"] as string })
+    Serve.run({
+      module: positional!,
+      port: values["port"] as number,
+      host: values["host"] as string,
+      routeKey: values["routeKey"] as string | undefined,
+      drainTimeout: values["drainTimeout"] as number
+    })
     return undefined
   }
   const side = (which: "to" | "from") => {

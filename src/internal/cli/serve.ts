@@ -14,6 +14,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
@@ -23,12 +24,16 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Environment from "../../Environment.js"
 import * as Server from "../../Server.js"
+import * as Signals from "./signals.js"
 
 /** What `serve` was asked to do. */
 export interface Options {
   readonly module: string
   readonly port: number
   readonly host: string
+  readonly routeKey?: string | undefined
+  /** Seconds. */
+  readonly drainTimeout?: number | undefined
 }
 
 class ServeError extends Data.TaggedError("ServeError")<{ readonly message: string }> {}
@@ -96,6 +101,31 @@ const loadModule = (file: string) =>
     return Effect.succeed({ environments, layer })
   }))
 
+/**
+ * A Node server that closes promptly at shutdown. A request that arrives while no handler is
+ * attached (after serving stopped, on a connection kept alive from before) is answered 503 and its
+ * connection closed, rather than left unanswered, which would keep the server from ever closing.
+ * And once closing, connections that go idle are closed at once: Node closes only those idle when
+ * `close` is called, and would keep a response that finishes later open for the keep-alive timeout.
+ */
+const nodeServer = () => {
+  const server = Server.withClientErrors(createServer())
+  server.on("request", (_request, response) => {
+    if (server.listenerCount("request") > 1) return
+    response.writeHead(503, { "content-type": "application/json", connection: "close" })
+    response.end("{\"detail\":\"Server is shutting down\"}")
+  })
+  const close = server.close.bind(server)
+  server.close = (callback) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50)
+    return close((error) => {
+      clearInterval(sweep)
+      callback?.(error)
+    })
+  }
+  return server
+}
+
 const describe = (error: { readonly message: string; readonly cause?: unknown }): string =>
   error.message !== "" ? error.message : error.cause instanceof Error ? error.cause.message : String(error.cause)
 
@@ -104,11 +134,12 @@ export const program = (options: Options) =>
   Effect.gen(function*() {
     const { environments, layer } = yield* loadModule(options.module)
     const names = environments.map(Environment.key)
-    const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>).pipe(
+    const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>, {
+      routeKey: options.routeKey,
+      drainTimeout: Duration.seconds(options.drainTimeout ?? 30)
+    }).pipe(
       Layer.provide(layer as Layer.Layer<never>),
-      Layer.provideMerge(
-        NodeHttpServer.layer(() => Server.withClientErrors(createServer()), { port: options.port, host: options.host })
-      ),
+      Layer.provideMerge(NodeHttpServer.layer(nodeServer, { port: options.port, host: options.host })),
       // the address actually bound, so that `--port 0` reports the port the system chose
       Layer.tap((context) => {
         const address = Context.get(context, HttpServer.HttpServer).address
@@ -116,10 +147,12 @@ export const program = (options: Options) =>
         return Console.error(`serving ${names.join(", ")} on ${where}`)
       })
     ) as unknown as Layer.Layer<never, { readonly message: string; readonly cause?: unknown }>
+    yield* Signals.guard
     yield* Layer.launch(ServerLive).pipe(
-      Effect.onInterrupt(() => Console.error("shutting down: ending every session"))
+      Effect.onInterrupt(() => Console.error("shutting down: every session ended"))
     )
   }).pipe(
+    Effect.scoped,
     Effect.catchAll((error) =>
       Console.error(`openreward-effect serve: ${describe(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
         process.exitCode = 1

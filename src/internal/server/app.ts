@@ -30,6 +30,7 @@ import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
 import { reprList, reprString } from "./python.js"
 import * as Reaper from "./reaper.js"
+import * as Replica from "./replica.js"
 import * as Router from "./router.js"
 import * as Sessions from "./sessions.js"
 import { type Record as SessionRecord, SessionStore } from "./sessions.js"
@@ -50,8 +51,10 @@ export interface Settings {
   readonly returnErrors: Errors.Mode
   readonly version: string
   readonly buildSha: string | null
-  /** Mints session ids (default: random UUIDs). */
-  readonly newId?: (() => string) | undefined
+  /** This replica's route key, minted into session ids (`<routeKey>.<uuid>`), or `null`. */
+  readonly routeKey: string | null
+  /** How long shutdown waits for running calls (milliseconds). */
+  readonly drainTimeout: number
 }
 
 const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
@@ -153,25 +156,28 @@ const sessionId = (request: HttpServerRequest.HttpServerRequest): Either.Either<
 }
 
 /**
- * The services a server's application runs on: its session store (whose scope is the layer's:
- * closing it ends every session), its task registry, and the idle reaper sweeping both.
+ * The services a server's application runs on: its replica (route key and drain), its session
+ * store (whose scope is the layer's: closing it ends every session), its task registry, and the
+ * idle reaper sweeping both.
  *
  * @internal
  */
-export const services = (settings: Settings): Layer.Layer<SessionStore | Calls.TaskRegistry> =>
-  Reaper.layer(settings.reaperInterval).pipe(
-    Layer.provideMerge(
-      Layer.merge(
-        Sessions.layer({
-          idleTimeout: settings.idleTimeout,
-          setupWaitTimeout: settings.setupWaitTimeout,
-          returnErrors: settings.returnErrors,
-          newId: settings.newId
-        }),
-        Calls.layer(settings.resultLinger, Protocol.chunkSize)
+export const services = (settings: Settings): Layer.Layer<Replica.Replica | SessionStore | Calls.TaskRegistry> =>
+  Layer.unwrapEffect(Effect.map(Replica.Replica, (drain) =>
+    Reaper.layer(settings.reaperInterval).pipe(
+      Layer.provideMerge(
+        Layer.merge(
+          Sessions.layer({
+            idleTimeout: settings.idleTimeout,
+            setupWaitTimeout: settings.setupWaitTimeout,
+            returnErrors: settings.returnErrors,
+            newId: () => drain.mint(),
+            unknown: (sid) => drain.lost(sid)
+          }),
+          Calls.layer(settings.resultLinger, Protocol.chunkSize)
+        )
       )
-    )
-  )
+    ))).pipe(Layer.provideMerge(Replica.layer(settings.routeKey, settings.drainTimeout)))
 
 /**
  * Build the application on the server's services (see {@link services}).
@@ -181,12 +187,18 @@ export const services = (settings: Settings): Layer.Layer<SessionStore | Calls.T
 export const make = (
   compiled: ReadonlyArray<Compiled>,
   settings: Settings
-): Effect.Effect<HttpApp.Default<never, unknown>, never, SessionStore | Calls.TaskRegistry> =>
+): Effect.Effect<HttpApp.Default<never, unknown>, never, Replica.Replica | SessionStore | Calls.TaskRegistry> =>
   Effect.gen(function*() {
     const envs = new Map(compiled.map((c) => [c.key, c] as const))
     const defaultEnv = compiled[0]!
+    const drain = yield* Replica.Replica
     const sessions = yield* SessionStore
     const registry = yield* Calls.TaskRegistry
+    drain.running = () => {
+      let n = 0
+      for (const task of registry.tasks.values()) if (task.completedAt === undefined) n++
+      return n
+    }
 
     // Answers that never change are built once: a response is immutable, so one serves every request.
     const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
@@ -236,6 +248,7 @@ export const make = (
               : stream(request, existing)
           )
         }
+        if (drain.draining) return Effect.fail(Replica.drainingNewCall)
         // Let a quick call finish before answering, so its stream is written in one piece.
         return Effect.flatMap(
           registry.start(sessions, record, work()),
@@ -272,7 +285,7 @@ export const make = (
         }))
 
     const handlers: Router.Handlers<unknown> = {
-      health: () => Effect.sync(() => sessions.draining ? draining : health),
+      health: () => Effect.sync(() => drain.draining ? draining : health),
       version: () => Effect.succeed(version),
       listEnvironments: () => Effect.succeed(environmentList),
       ping: (request) =>
@@ -281,12 +294,14 @@ export const make = (
           onRight: (sid) => Effect.as(sessions.ping(sid), health)
         }),
       createSession: (request) =>
-        Effect.sync(() =>
-          HttpServerResponse.text(
-            Sse.frame("task_id", sessions.newId()) + Sse.frame("end", ""),
-            sseOptions(request)
-          )
-        ),
+        drain.draining
+          ? Effect.fail(Replica.drainingNewSession)
+          : Effect.sync(() =>
+            HttpServerResponse.text(
+              Sse.frame("task_id", sessions.newId()) + Sse.frame("end", ""),
+              sseOptions(request)
+            )
+          ),
       deleteSession: (request) => Effect.map(sessionId(request), (sid) => json(JSON.stringify({ sid }))),
       delete: (request) =>
         Effect.flatMap(sessionId(request), (sid) => Effect.as(sessions.delete(sid), json(JSON.stringify({ sid })))),
@@ -295,6 +310,7 @@ export const make = (
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
           const payload = yield* validateCreate(body)
+          if (drain.draining) return yield* Replica.drainingNewSession
           if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
           const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
           if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
@@ -398,6 +414,7 @@ export const make = (
     const app: HttpApp.Default<never, unknown> = Effect.flatMap(
       HttpServerRequest.HttpServerRequest,
       (request) => {
+        if (drain.closed) return Effect.succeed(toResponse(Replica.shuttingDown))
         const resolved = resolve(request)
         if (resolved._tag === "Answer") return Effect.succeed(resolved.response)
         // Interruptible, as a router runs its handlers (the platform runs the app uninterruptibly).

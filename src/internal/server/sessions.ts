@@ -42,6 +42,8 @@ export interface Config {
   readonly returnErrors: Errors.Mode
   /** Mints the id `/create_session` hands out (default: a random UUID, as the reference). */
   readonly newId?: (() => string) | undefined
+  /** The answer for a session id that is not known (default: the reference's 404). */
+  readonly unknown?: ((sid: string) => HttpFailure | undefined) | undefined
 }
 
 /**
@@ -94,21 +96,11 @@ const encodeConversation = Canonical.encodeConversationEither
  */
 export class Sessions {
   readonly records = new Map<string, Record>()
-  /** Set when the server drains: it takes no new sessions, and its health check says so. */
-  draining = false
-
   constructor(readonly config: Config) {}
 
   /** A fresh session id for `/create_session`. */
   newId(): string {
     return this.config.newId === undefined ? globalThis.crypto.randomUUID() : this.config.newId()
-  }
-
-  /** Start draining (see {@link draining}). */
-  drain(): Effect.Effect<void> {
-    return Effect.sync(() => {
-      this.draining = true
-    })
   }
 
   /**
@@ -189,7 +181,7 @@ export class Sessions {
   private touch(sid: string): Effect.Effect<Record, HttpFailure> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const record = this.records.get(sid)
-      if (record === undefined) return Effect.fail(notFound)
+      if (record === undefined) return Effect.fail(this.config.unknown?.(sid) ?? notFound)
       record.lastSeen = now
       return Effect.succeed(record)
     })
