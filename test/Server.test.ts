@@ -1566,6 +1566,7 @@ describe("Server lifecycle", () => {
           const health = yield* get("/health")
           assert.deepStrictEqual([health.status, health.body], [503, "{\"status\":\"draining\"}"])
           assert.strictEqual((yield* post("/create", { split: "train", index: 0 }, "svc-3")).status, 503)
+          assert.strictEqual((yield* post("/create_session", {})).status, 503)
         }),
         context
       )
