@@ -91,6 +91,9 @@ const describeIssue = (
     case "Refinement":
       if (issue.kind === "From") return describeIssue(issue.issue, path)
       break
+    case "Transformation":
+      if (issue.kind === "Encoded") return describeIssue(issue.issue, path)
+      break
   }
   const [formatted] = ParseResult.ArrayFormatter.formatIssueSync(issue)
   return {

@@ -165,8 +165,8 @@ const hasOwnProperty = Object.prototype.hasOwnProperty
  * A copy of a JSON value found at `depth`, as the Schema decode of `Json.JsonValue` makes it: new
  * arrays and objects, keys in the same order. `undefined` means "leave this input to the Schema
  * decode": the value is not JSON made of arrays and plain objects, or nests deeper than
- * {@link maxDepth} (or is cyclic). Keys are copied by assignment, as the Schema decode copies them,
- * so an own `__proto__` key (which `JSON.parse` makes) sets the copy's prototype in both.
+ * {@link maxDepth} (or is cyclic). An own `__proto__` key (which `JSON.parse` makes) stays an own data
+ * key of the copy, as `Json.JsonValue`'s decode keeps it; no prototype is changed.
  */
 export const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
   switch (typeof value) {
@@ -202,7 +202,9 @@ export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject |
     if (!hasOwnProperty.call(value, key)) continue
     const item = copyJson(value[key], depth + 1)
     if (item === undefined) return undefined
-    copy[key] = item
+    if (key === "__proto__") {
+      Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true })
+    } else copy[key] = item
   }
   return copy
 }
