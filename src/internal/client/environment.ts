@@ -80,7 +80,22 @@ const decodeTasks = decodeBody(
 )
 const decodeTask = decodeBody(Schema.Struct({ task: Json.JsonObject, env_name: Schema.optional(Schema.String) }))
 const decodeNumTasks = decodeBody(Schema.Struct({ num_tasks: Schema.Int }))
-const decodeToolList = decodeBody(Protocol.ListToolsOutput)
+const decodeListTools = decodeBody(Protocol.ListToolsOutput)
+
+/**
+ * `/tools` and `/task_tools`, validated by the Schema, with the tools read by `ToolFormat.decode`:
+ * in the server's key order (the Schema decode puts declared keys first), which
+ * `ToolFormat.convert` writes back as the reference does.
+ */
+const decodeToolList = (request: Transport.Request) => (body: unknown) =>
+  Either.flatMap(
+    decodeListTools(request)(body),
+    (list) =>
+      Either.match(ToolFormat.decode((body as { readonly tools: unknown }).tools), {
+        onLeft: (error) => Either.left(fromMalformedInput(request, ["tools"], error)),
+        onRight: (tools) => Either.right({ ...list, tools: tools as ReadonlyArray<Protocol.ToolSpec> })
+      })
+  )
 const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>
