@@ -227,3 +227,70 @@ describe("Conversation laws", () => {
     { fastCheck: { numRuns: 200 } }
   )
 })
+
+/**
+ * The reference server's pydantic model coerces what its lax mode takes for a boolean; we read only
+ * `true` and `false` (docs/compatibility.md, `is-error-as-string`; the vectors `is-error-as-*`).
+ */
+describe("is_error is a JSON boolean", () => {
+  // every value pydantic 2 coerces to a bool, checked against openreward 0.1.167's ToolResultBlock (and
+  // null, which it rejects too)
+  const coerced: ReadonlyArray<unknown> = [
+    1,
+    0,
+    1.0,
+    0.0,
+    "true",
+    "false",
+    "True",
+    "FALSE",
+    "1",
+    "0",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "t",
+    "f",
+    "y",
+    "n",
+    "YES"
+  ]
+  const conversation = (isError: unknown) => [
+    { role: "assistant", blocks: [{ type: "tool_call", id: "c", name: "f", input: {} }] },
+    {
+      role: "user",
+      blocks: [{
+        type: "tool_result",
+        tool_call_id: "c",
+        blocks: [],
+        ...(isError === undefined ? {} : { is_error: isError })
+      }]
+    }
+  ]
+  const surfaces = [
+    ["Conversation.decode", Conversation.decode],
+    ["Conversation.decodeLenient", Conversation.decodeLenient]
+  ] as const
+
+  for (const [name, decode] of surfaces) {
+    it(`${name}: what pydantic coerces is a MalformedInput at is_error`, () => {
+      for (const value of coerced) {
+        const result = decode(conversation(value))
+        assert.isTrue(Either.isLeft(result), `${JSON.stringify(value)} was read`)
+        if (Either.isLeft(result)) {
+          assert.strictEqual(result.left._tag, "MalformedInput")
+          assert.deepStrictEqual(result.left.path, [1, "blocks", 0, "is_error"])
+        }
+      }
+    })
+
+    it(`${name}: true, false and absent are read`, () => {
+      for (const [value, expected] of [[true, true], [false, false], [undefined, false]] as const) {
+        const result = decode(conversation(value))
+        const read = Either.getOrThrow(Either.map(result, (r) => "conversation" in r ? r.conversation : r))
+        assert.strictEqual((read[1]!.blocks[0] as Block.ToolResultBlock).is_error, expected)
+      }
+    })
+  }
+})
