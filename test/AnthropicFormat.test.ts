@@ -242,7 +242,7 @@ describe("AnthropicFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "anthropic: message 0, block 1: cannot represent a \"image\" block: the system parameter holds text only"
+      "anthropic: message 0, block 1: cannot represent an \"image\" block: the system parameter holds text only"
     )
   })
 
@@ -284,7 +284,7 @@ describe("AnthropicFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "canonical: message 2, block 0: a \"tool_result\" block is not valid in a \"assistant\" message: reasoning and " +
+      "canonical: message 2, block 0: a \"tool_result\" block is not valid in an \"assistant\" message: reasoning and " +
         "tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })
@@ -368,7 +368,7 @@ describe("AnthropicFormat.encode options", () => {
     )
     assert.strictEqual(
       error.message,
-      "anthropic: message 1, block 1: cannot represent a \"image\" block: a mid-conversation system message holds " +
+      "anthropic: message 1, block 1: cannot represent an \"image\" block: a mid-conversation system message holds " +
         "text only"
     )
   })

@@ -74,7 +74,7 @@ describe("Conversation.decode", () => {
     )
     assert.strictEqual(
       error.message,
-      "canonical: message 1, block 1: a \"tool_result\" block is not valid in a \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
+      "canonical: message 1, block 1: a \"tool_result\" block is not valid in an \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })
 
@@ -295,4 +295,25 @@ describe("is_error is a JSON boolean", () => {
       }
     })
   }
+})
+
+describe("messages name a role or a block type with the right article", () => {
+  it("an \"assistant\" message, an \"image\" block, a \"user\" message, a \"text\" block", () => {
+    const misplaced = (role: string, blockType: string) =>
+      new ConversionError.MisplacedBlock({ path: [0], messageIndex: 0, blockIndex: 0, role, blockType }).reason
+    assert.match(misplaced("assistant", "tool_result"), /^a "tool_result" block is not valid in an "assistant" message/)
+    assert.match(misplaced("user", "image"), /^an "image" block is not valid in a "user" message/)
+    assert.match(misplaced("system", "unknown"), /^an "unknown" block is not valid in a "system" message/)
+    const unsupported = (blockType: string) =>
+      new ConversionError.UnsupportedBlock({
+        format: "google",
+        path: [0],
+        messageIndex: 0,
+        blockIndex: 0,
+        blockType,
+        reason: "r"
+      }).message
+    assert.include(unsupported("image"), "cannot represent an \"image\" block")
+    assert.include(unsupported("reasoning"), "cannot represent a \"reasoning\" block")
+  })
 })

@@ -270,7 +270,7 @@ describe("GoogleFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "google: message 0, block 1: cannot represent a \"image\" block: system_instruction is text only, so a system message may hold only text blocks"
+      "google: message 0, block 1: cannot represent an \"image\" block: system_instruction is text only, so a system message may hold only text blocks"
     )
   })
 
@@ -312,7 +312,7 @@ describe("GoogleFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "google: message 1, block 0: cannot represent a \"image\" block: a function_response carries text only (in response.output), so a tool result may not hold images"
+      "google: message 1, block 0: cannot represent an \"image\" block: a function_response carries text only (in response.output), so a tool result may not hold images"
     )
   })
 

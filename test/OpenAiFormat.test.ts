@@ -297,7 +297,7 @@ describe("OpenAiFormat.encode", () => {
         reason:
           "tool messages carry text only; set toolResultImages to \"user-message\" to send the images in a user message after the tool messages"
       },
-      "openai: message 2, block 1: cannot represent a \"image\" block: tool messages carry text only; set toolResultImages to \"user-message\" to send the images in a user message after the tool messages"
+      "openai: message 2, block 1: cannot represent an \"image\" block: tool messages carry text only; set toolResultImages to \"user-message\" to send the images in a user message after the tool messages"
     )
   })
 
@@ -318,7 +318,7 @@ describe("OpenAiFormat.encode", () => {
         role: "assistant",
         blockType: "tool_result"
       },
-      "canonical: message 1, block 0: a \"tool_result\" block is not valid in a \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
+      "canonical: message 1, block 0: a \"tool_result\" block is not valid in an \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })
 

@@ -137,7 +137,7 @@ describe("OpenRouterFormat.encode", () => {
       blockIndex: 0,
       blockType: "image",
       reason
-    }, `openrouter: message 0, block 0: cannot represent a "image" block: ${reason}`)
+    }, `openrouter: message 0, block 0: cannot represent an "image" block: ${reason}`)
   })
 
   it("toolResultImages: \"tool-message\" sends an image-holding result as parts of its tool message", () => {
