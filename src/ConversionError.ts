@@ -333,6 +333,15 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
 }
 
 /**
+ * The conversion errors with the given tags: what a format's `EncodeError` and `DecodeError` are
+ * made of, from its lists of tags (`AnthropicFormat.encodeErrors`, ...).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Tagged<Tag extends ConversionError["_tag"]> = Extract<ConversionError, { readonly _tag: Tag }>
+
+/**
  * Errors from reading canonical input.
  *
  * @category models

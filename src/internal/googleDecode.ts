@@ -21,6 +21,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as Block from "../Block.js"
 import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
+import type * as GoogleFormat from "../GoogleFormat.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Pairing from "./googlePairing.js"
@@ -29,7 +30,7 @@ import * as Guard from "./guard.js"
 import * as Input from "./wireInput.js"
 
 type Path = ReadonlyArray<string | number>
-type DecodeError = ConversionError.DecodeError
+type DecodeError = GoogleFormat.DecodeError
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -21,6 +21,14 @@ import * as Guard from "./guard.js"
 import { dumps } from "./pythonJson.js"
 import { maxDepth, tooDeep, total } from "./wireInput.js"
 
+/** The tags of every error the Chat Completions encoder can fail with (OpenAI and OpenRouter). */
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock"] as const
+type ChatEncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/** The tags of every error the Chat Completions decoder can fail with (OpenAI and OpenRouter). */
+export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
+type ChatDecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
 
@@ -470,7 +478,7 @@ const encodeUser = (
   messageIndex: number,
   policy: ToolResultImages,
   out: Array<ChatMessage>
-): ConversionError.EncodeError | undefined => {
+): ChatEncodeError | undefined => {
   const blocks = message.blocks
   // images moved out of tool results (toolResultImages: "user-message") lead the user message
   const moved: Array<Block.ImageBlock> | undefined = policy === "user-message" ? [] : undefined
@@ -560,14 +568,14 @@ const encodeMessages = (
   conversation: Conversation.Conversation,
   options: EncodeOptions,
   out: Array<ChatMessage>
-): ConversionError.EncodeError | undefined => {
+): ChatEncodeError | undefined => {
   const policy = options.toolResultImages ?? "error"
   const reasoningField = options.reasoningField ?? "reasoning_content"
   const reasoningOnToolCalls = options.reasoningOnToolCalls === true
   const serializeArguments = options.toolArguments === "json" ? jsonArguments : dumps
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
-    let error: ConversionError.EncodeError | undefined
+    let error: ChatEncodeError | undefined
     switch (message.role) {
       case "system": {
         const j = firstNotContent(message.blocks)
@@ -594,7 +602,7 @@ export const encode = (
   format: Format,
   conversation: Conversation.Conversation,
   options: EncodeOptions = {}
-): Either.Either<Wire, ConversionError.EncodeError> => {
+): Either.Either<Wire, ChatEncodeError> => {
   const out: Array<ChatMessage> = []
   const error = encodeMessages(format, conversation, options, out)
   if (error === undefined) return Either.right(out)
@@ -860,7 +868,7 @@ const decodeAssistant = (
   message: InputAssistantMessage,
   where: Where,
   options: DecodeOptions
-): Either.Either<Message.AssistantMessage, ConversionError.DecodeError> => {
+): Either.Either<Message.AssistantMessage, ChatDecodeError> => {
   if (message.function_call !== undefined && message.function_call !== null) {
     return unsupported(
       at(where, "function_call"),
@@ -897,7 +905,7 @@ const toConversation = (
   messages: ReadonlyArray<InputMessage>,
   prefix: ConversionError.Path,
   options: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, ChatDecodeError> => {
   const out: Array<Message.Message> = []
   let results: Array<Block.ToolResultBlock> = []
   const flush = () => {
@@ -960,7 +968,7 @@ export const decodeWithSchema = (
   format: Format,
   input: unknown,
   options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, ChatDecodeError> => {
   const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
     ? [input, []]
     : isRecord(input) && "messages" in input
@@ -997,7 +1005,7 @@ export const decode = (
   format: Format,
   input: unknown,
   options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+): Either.Either<Conversation.Conversation, ChatDecodeError> =>
   total(format, () => {
     const messages = Array.isArray(input)
       ? input

@@ -171,7 +171,7 @@ const otherItem = (type: string): string =>
 export const decodeAssistantItem = (
   item: Format.InputItem,
   where: Where
-): Either.Either<Array<Message.AssistantBlock>, ConversionError.DecodeError> => {
+): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
   if (isOther(item, itemTypes)) return unsupported(at(where, "type"), item.type, otherItem(item.type))
   switch (item.type) {
     case "reasoning": {
@@ -230,7 +230,7 @@ const toConversation = (
   items: ReadonlyArray<Format.InputItem>,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
   const out: Array<Message.Message> = [...leading]
   let results: Array<Block.ToolResultBlock> = []
   let assistant: Array<Message.AssistantBlock> | undefined
@@ -300,7 +300,7 @@ export const decodeItemList = (
   list: unknown,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
   const deep = tooDeep(list)
   if (deep !== undefined) {
     const path = [...prefix, ...deep]
@@ -332,7 +332,7 @@ export const decodeItemList = (
 export const decode = (
   input: unknown,
   _options: Format.DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+): Either.Either<Conversation.Conversation, Format.DecodeError> =>
   total(format, () => {
     if (Array.isArray(input)) return decodeItemList(input, [], [])
     if (!isRecord(input) || !("input" in input)) {
