@@ -3,11 +3,13 @@
  * are made from the lists `encodeErrors` and `decodeErrors`, the compiler holds every encoder and
  * decoder to them (an error outside the list does not type-check), and here every listed tag is
  * produced by an input, so no tag is listed that cannot happen. docs/formats.md and each
- * docs/formats/*.md name the same errors (checked in test/Docs.test.ts).
+ * docs/formats/*.md name the same errors (checked below).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import {
   AnthropicFormat,
   Block,
@@ -138,5 +140,37 @@ describe("each format fails with exactly the errors it lists", () => {
     const result = AnthropicFormat.encode(laterSystem)
     assert.isTrue(Either.isLeft(result))
     if (Either.isLeft(result)) assert.strictEqual(explain(result.left), "unsupported system message")
+  })
+})
+
+describe("the docs name every error a format can produce, and no other", () => {
+  const read = (file: string) => fs.readFileSync(path.join(__dirname, "..", "docs", file), "utf8")
+  /** The tags in the first column of the tables of a `## <title>` section. */
+  const tagsOf = (page: string, title: string): ReadonlyArray<string> => {
+    const start = page.indexOf(`\n## ${title}\n`)
+    assert.isAtLeast(start, 0, `no "## ${title}" section`)
+    const end = page.indexOf("\n## ", start + 1)
+    const section = page.slice(start, end === -1 ? undefined : end)
+    return [...new Set([...section.matchAll(/^\| `([A-Z][A-Za-z]+)`/gm)].map((m) => m[1]!))].sort()
+  }
+
+  for (const [name, format] of formats) {
+    it(`docs/formats/${name}.md: "Encoding errors" and "Decoding errors" list exactly the format's tags`, () => {
+      const page = read(`formats/${name}.md`)
+      assert.deepStrictEqual(tagsOf(page, "Encoding errors"), [...format.encodeErrors].sort())
+      assert.deepStrictEqual(tagsOf(page, "Decoding errors"), [...format.decodeErrors].sort())
+    })
+  }
+
+  it("docs/formats.md: the table of each format's errors", () => {
+    const page = read("formats.md")
+    for (const [name, format] of formats) {
+      const row = page.split("\n").find((line) => line.startsWith(`| \`${name}\` | \`${format.encodeErrors[0]}\``))
+      assert.isDefined(row, `no row for ${name}`)
+      const [, encode, decode] = row!.split(" | ")
+      const tags = (cell: string | undefined) => [...(cell ?? "").matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!).sort()
+      assert.deepStrictEqual(tags(encode), [...format.encodeErrors].sort(), `${name} encode`)
+      assert.deepStrictEqual(tags(decode), [...format.decodeErrors].sort(), `${name} decode`)
+    }
   })
 })
