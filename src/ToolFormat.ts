@@ -73,9 +73,9 @@
  */
 import * as Either from "effect/Either"
 import { dual } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "./ConversionError.js"
+import { issueOf } from "./internal/parseIssue.js"
 import * as Json from "./Json.js"
 import type * as Protocol from "./Protocol.js"
 
@@ -490,13 +490,9 @@ export const decode = (
   const prefix: ConversionError.Path = body ? ["tools"] : []
   return Either.match(decodeList(list), {
     onLeft: (error) => {
-      const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const { message, path } = issueOf(error, "first")
       return Either.left(
-        new ConversionError.MalformedInput({
-          format: "canonical",
-          path: [...prefix, ...(issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol")],
-          reason: issue?.message ?? error.message
-        })
+        new ConversionError.MalformedInput({ format: "canonical", path: [...prefix, ...path], reason: message })
       )
     },
     onRight: (tools) =>

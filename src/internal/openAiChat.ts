@@ -10,7 +10,7 @@
 import type * as Brand from "effect/Brand"
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../Block.js"
 import * as Conversation from "../Conversation.js"
@@ -18,6 +18,7 @@ import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Guard from "./guard.js"
+import { issueOf } from "./parseIssue.js"
 import { dumps } from "./pythonJson.js"
 import { maxDepth, tooDeep, total } from "./wireInput.js"
 
@@ -649,12 +650,8 @@ const malformed = (
   error: ParseResult.ParseError,
   prefix: ConversionError.Path
 ): ConversionError.MalformedInput => {
-  let best: { readonly path: ConversionError.Path; readonly message: string } | undefined
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== "symbol")]
-    if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
-  }
-  return malformedAt(format, best?.path ?? prefix, prefix, best?.message ?? "malformed input")
+  const { message, path } = issueOf(error, "deepest")
+  return malformedAt(format, [...prefix, ...path], prefix, message)
 }
 
 interface Where {

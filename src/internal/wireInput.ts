@@ -19,10 +19,11 @@
  * @internal
  */
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
+import { issueOf } from "./parseIssue.js"
 
 /**
  * Where messages live in the decoded input: the path prefix of the messages array (`["messages"]`
@@ -96,18 +97,8 @@ export const malformed = (
   format: Provider.Format,
   locator: Locator
 ): ConversionError.MalformedInput => {
-  let best: { readonly path: ConversionError.Path; readonly message: string } | undefined
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol")
-    if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
-  }
-  const path = best?.path ?? []
-  return new ConversionError.MalformedInput({
-    format,
-    path,
-    reason: best?.message ?? error.message,
-    ...locate(path, locator)
-  })
+  const { message, path } = issueOf(error, "deepest")
+  return new ConversionError.MalformedInput({ format, path, reason: message, ...locate(path, locator) })
 }
 
 /** A thrown value as text, without trusting it (a null-prototype object has no `toString`). */

@@ -9,7 +9,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -26,6 +26,7 @@ import * as Prompt from "../../Prompt.js"
 import * as Protocol from "../../Protocol.js"
 import type * as Provider from "../../Provider.js"
 import * as ToolFormat from "../../ToolFormat.js"
+import { issueOf } from "../parseIssue.js"
 import type * as Retry from "./retry.js"
 import * as Secrets from "./secrets.js"
 import * as Transport from "./transport.js"
@@ -56,9 +57,8 @@ const malformed = (request: Transport.Request, path: ConversionError.Path, reaso
   new ClientError.MalformedResponse({ method: request.method, url: request.url, path, reason })
 
 const fromParseError = (request: Transport.Request, error: ParseResult.ParseError) => {
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const path = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol")
-  return malformed(request, path, issue?.message ?? error.message)
+  const { message, path } = issueOf(error, "first")
+  return malformed(request, path, message)
 }
 
 /** Decode a response body, or fail with `MalformedResponse` pointing into it. */
