@@ -699,7 +699,7 @@ const encodeLaterSystem = (
   message: Message.SystemMessage,
   messageIndex: number,
   policy: "error" | "user" | "inline"
-): Either.Either<WireMessage, ConversionError.EncodeError> => {
+): Either.Either<WireMessage, EncodeError> => {
   switch (policy) {
     case "error":
       return Either.left(
@@ -732,7 +732,7 @@ const encodeLaterSystem = (
 const encodeConversation = (
   conversation: Conversation.Conversation,
   options: EncodeOptions | undefined
-): Either.Either<Wire, ConversionError.EncodeError> => {
+): Either.Either<Wire, EncodeError> => {
   const laterSystem = options?.laterSystem ?? "error"
   const system: Array<string> = []
   const messages: Array<WireMessage> = []
@@ -776,6 +776,38 @@ const encodeConversation = (
 }
 
 /**
+ * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock", "UnsupportedMessage"] as const
+
+/**
+ * What {@link encode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/**
+ * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const decodeErrors = ["MalformedInput", "MisplacedBlock", "UnsupportedContent"] as const
+
+/**
+ * What {@link decode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+
+/**
  * Convert a canonical conversation to Anthropic's `{system, messages}`. With default options the
  * result is, key order included, what the reference SDK's `convert_messages(messages, "anthropic")`
  * returns.
@@ -790,9 +822,9 @@ const encodeConversation = (
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, ConversionError.EncodeError> => {
+): Either.Either<Wire, EncodeError> => {
   const prepared = Reasoning.prepare(conversation, options?.unsignedReasoning)
-  const encoded: Either.Either<Wire, ConversionError.EncodeError> = Either.isLeft(prepared)
+  const encoded: Either.Either<Wire, EncodeError> = Either.isLeft(prepared)
     ? Either.left(prepared.left)
     : encodeConversation(prepared.right, options)
   if (Either.isRight(encoded)) return encoded
@@ -972,7 +1004,7 @@ const decodeMessage = (
   message: InputMessage,
   messageIndex: number,
   prefix: ConversionError.Path
-): Either.Either<Message.Message, ConversionError.DecodeError> => {
+): Either.Either<Message.Message, DecodeError> => {
   const role = message.role
   const content = message.content
   if (typeof content === "string") return Either.right(withBlocks(role, [Block.text(content)]))
@@ -1007,7 +1039,7 @@ const decodeMessages = (
   messages: ReadonlyArray<InputMessage>,
   prefix: ConversionError.Path,
   out: Array<Message.Message>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, DecodeError> => {
   for (let i = 0; i < messages.length; i++) {
     const decoded = decodeMessage(messages[i]!, i, prefix)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
@@ -1023,7 +1055,7 @@ const isMessageArray = Guard.compile(Schema.Array(InputMessage), { onExcessPrope
 // the conversion of a request body or messages array that decodes
 const convert = (
   input: Request | ReadonlyArray<InputMessage>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, DecodeError> => {
   if (isArray(input)) return decodeMessages(input, [], [])
   const { messages, system } = input
   const out: Array<Message.Message> = []
@@ -1047,7 +1079,7 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
  */
 export const decodeWithSchema = (
   input: unknown
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, DecodeError> => {
   const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
   // only what is read is walked: a request body's `tools` and the like are ignored
   const deep = isRecord(input)
@@ -1099,7 +1131,7 @@ export const decodeWithSchema = (
 export const decode = (
   input: unknown,
   _options?: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, DecodeError> => {
   // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
   // which builds the exact error (docs/performance.md)
   return Input.total("anthropic", () => {
@@ -1161,7 +1193,7 @@ const unknownRequestKey = RequestBody.checker("anthropic", requestKeys)
  * @category codecs
  * @since 0.1.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
  * A Schema from the Anthropic wire shape to a canonical conversation (default options), for Schema

@@ -23,19 +23,25 @@ import type * as Provider from "./Provider.js"
  * @category models
  * @since 0.1.0
  */
-export interface Codec<Wire, EncodeOptions = {}, DecodeOptions = {}> {
+export interface Codec<
+  Wire,
+  EncodeOptions = {},
+  DecodeOptions = {},
+  EncodeError extends ConversionError.EncodeError = ConversionError.EncodeError,
+  DecodeError extends ConversionError.DecodeError = ConversionError.DecodeError
+> {
   /** The format this codec speaks. */
   readonly name: Provider.Format
   /** Canonical messages to the provider's request shape. */
   readonly encode: (
     conversation: Conversation.Conversation,
     options?: EncodeOptions
-  ) => Either.Either<Wire, ConversionError.EncodeError>
+  ) => Either.Either<Wire, EncodeError>
   /** A provider transcript (untrusted JSON) to canonical messages. Never throws. */
   readonly decode: (
     input: unknown,
     options?: DecodeOptions
-  ) => Either.Either<Conversation.Conversation, ConversionError.DecodeError>
+  ) => Either.Either<Conversation.Conversation, DecodeError>
 }
 
 /**
@@ -56,7 +62,7 @@ export type Any = Codec<unknown, any, any>
  * @since 0.1.0
  */
 export const toSchema = <Wire, EncodeOptions, DecodeOptions>(
-  codec: Codec<Wire, EncodeOptions, DecodeOptions>,
+  codec: Codec<Wire, EncodeOptions, DecodeOptions, ConversionError.EncodeError, ConversionError.DecodeError>,
   options?: { readonly encode?: EncodeOptions; readonly decode?: DecodeOptions }
 ): Schema.Schema<Conversation.Conversation, Wire> =>
   Schema.transformOrFail(

@@ -16,11 +16,11 @@
  *   { role: "assistant", blocks: [{ type: "tool_result", tool_call_id: "tc_1", blocks: [] }] }
  * ])
  * if (Either.isLeft(result)) console.log(result.left.message)
- * // canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: ...
+ * // canonical: message 1, block 0: a "tool_result" block is not valid in an "assistant" message: ...
  * ```
  *
  * ```text output
- * canonical: message 1, block 0: a "tool_result" block is not valid in a "assistant" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns
+ * canonical: message 1, block 0: a "tool_result" block is not valid in an "assistant" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns
  * ```
  *
  * @since 0.1.0

@@ -37,6 +37,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { withArticle } from "./internal/article.js"
 import * as Provider from "./Provider.js"
 
 const TypeIdKey = "~openreward-effect/ConversionError"
@@ -193,8 +194,8 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
   /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   get reason(): string {
-    return `a ${JSON.stringify(this.blockType)} block is not valid in a ${
-      JSON.stringify(this.role)
+    return `${withArticle(JSON.stringify(this.blockType))} block is not valid in ${
+      withArticle(JSON.stringify(this.role))
     } message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns`
   }
   override get message(): string {
@@ -222,8 +223,8 @@ export class UnsupportedBlock extends Schema.TaggedError<UnsupportedBlock>(
   /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
-    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}cannot represent a ${
-      JSON.stringify(this.blockType)
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}cannot represent ${
+      withArticle(JSON.stringify(this.blockType))
     } block: ${this.reason}`
   }
 }
@@ -330,6 +331,15 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
     } content has no canonical form: ${this.reason}`
   }
 }
+
+/**
+ * The conversion errors with the given tags: what a format's `EncodeError` and `DecodeError` are
+ * made of, from its lists of tags (`AnthropicFormat.encodeErrors`, ...).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Tagged<Tag extends ConversionError["_tag"]> = Extract<ConversionError, { readonly _tag: Tag }>
 
 /**
  * Errors from reading canonical input.

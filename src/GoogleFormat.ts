@@ -469,6 +469,44 @@ export interface DecodeOptions {}
 // -----------------------------------------------------------------------------
 
 /**
+ * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock", "UnsupportedMessage", "UnmatchedToolResult"] as const
+
+/**
+ * What {@link encode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/**
+ * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const decodeErrors = [
+  "MalformedInput",
+  "MisplacedBlock",
+  "UnmatchedToolResult",
+  "InvalidToolArguments",
+  "UnsupportedContent"
+] as const
+
+/**
+ * What {@link decode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+
+/**
  * A canonical conversation as a Gemini request. With default options the result equals, key order
  * included, the reference SDK's `convert_messages(messages, "google")`; every case where the
  * reference raises is a tagged error, and when there are several the one the reference raises is
@@ -481,19 +519,19 @@ export interface DecodeOptions {}
 export function encode(
   conversation: Conversation.Conversation,
   options?: EncodeOptions & { readonly casing?: "snake" | undefined }
-): Either.Either<Request<"snake">, ConversionError.EncodeError>
+): Either.Either<Request<"snake">, EncodeError>
 export function encode(
   conversation: Conversation.Conversation,
   options: EncodeOptions & { readonly casing: "camel" }
-): Either.Either<Request<"camel">, ConversionError.EncodeError>
+): Either.Either<Request<"camel">, EncodeError>
 export function encode(
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, ConversionError.EncodeError>
+): Either.Either<Wire, EncodeError>
 export function encode(
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, ConversionError.EncodeError> {
+): Either.Either<Wire, EncodeError> {
   const resolved = encoder.resolve(options)
   return resolved.casing === "camel"
     ? encoder.encode(conversation, resolved, encoder.camel)
@@ -510,7 +548,7 @@ export function encode(
 export const decode = (
   input: unknown,
   _options?: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decoder.decode(input)
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(input)
 
 /**
  * The keys of a request body: where the conversation is and the API's request parameters (`generationConfig`, `tools`, `safetySettings`, ..., in either spelling; an SDK `config` is read for its system instruction), which decoding accepts and
@@ -529,7 +567,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category codecs
  * @since 0.1.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
  * A Schema from the Gemini wire shape to a canonical conversation (default options), for Schema

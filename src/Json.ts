@@ -9,6 +9,7 @@
  */
 import type * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
+import { copyJson as jsonCopy, JsonCopyAnnotationId } from "./internal/guard.js"
 
 /**
  * Any JSON value.
@@ -43,23 +44,78 @@ const JsonNumber = Schema.Number.pipe(
   })
 )
 
-/**
- * Schema for any JSON value.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const JsonValue: Schema.Schema<JsonValue> = Schema.Union(
+// The structure of a JSON value, as a Schema: what is checked, and where an error points.
+const JsonValueStructure: Schema.Schema<JsonValue> = Schema.Union(
   Schema.Null,
   Schema.Boolean,
   JsonNumber,
   Schema.String,
-  Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValue)),
-  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValue) })
-).annotations({
-  identifier: "JsonValue",
-  arbitrary: () => jsonValueArbitrary
-})
+  Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure)),
+  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure) })
+).annotations({ identifier: "JsonValue" })
+
+const JsonObjectStructure: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValueStructure })
+  .annotations({ identifier: "JsonObject" })
+
+/** Is `u` a JSON value (finite numbers, arrays, objects of JSON values), as `Schema.is` asks it? */
+const isJsonValue = (u: unknown): u is JsonValue => {
+  switch (typeof u) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(u)
+    case "object": {
+      if (u === null) return true
+      if (Array.isArray(u)) return (u as ReadonlyArray<unknown>).every(isJsonValue)
+      return isJsonObject(u)
+    }
+    default:
+      return false
+  }
+}
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+const isJsonObject = (u: unknown): u is JsonObject => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const record = u as { readonly [key: string]: unknown }
+  for (const key in record) if (hasOwn.call(record, key) && !isJsonValue(record[key])) return false
+  return true
+}
+
+/**
+ * A JSON schema's decode that keeps a key named `__proto__` (which `JSON.parse` makes an own data
+ * key) as an own data key of the result: the structure is checked by `structure`'s decode, which
+ * copies by assignment (so it would turn such a key into the copy's prototype), and the result is
+ * a copy of the input, made key by key.
+ */
+const keepingProtoKeys = <A extends JsonValue>(
+  identifier: string,
+  structure: Schema.Schema<A>,
+  is: (u: unknown) => u is A,
+  copy: (value: A) => A
+): Schema.Schema<A> =>
+  Schema.transform(
+    structure,
+    Schema.declare(is, { identifier }),
+    { strict: true, decode: (_, input) => copy(input), encode: (value) => value }
+  ).annotations({ [JsonCopyAnnotationId]: true })
+
+/**
+ * Schema for any JSON value. A key named `__proto__` stays an own data key of the decoded value,
+ * as in what `JSON.parse` returns; the prototype of nothing is changed.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const JsonValue: Schema.Schema<JsonValue> = keepingProtoKeys(
+  "JsonValue",
+  JsonValueStructure,
+  isJsonValue,
+  jsonCopy
+)
+  .annotations({ identifier: "JsonValue", arbitrary: () => jsonValueArbitrary })
 
 // Plain objects only (no null prototypes, no `__proto__` keys): exactly what `JSON.parse` yields.
 const jsonKey: Arbitrary.LazyArbitrary<string> = (fc) => fc.string({ maxLength: 8 }).filter((k) => k !== "__proto__")
@@ -85,10 +141,14 @@ export const jsonObjectArbitrary: Arbitrary.LazyArbitrary<JsonObject> = (fc) =>
   fc.dictionary(jsonKey(fc), jsonValueArbitrary(fc), { maxKeys: 4, noNullPrototype: true })
 
 /**
- * Schema for a JSON object.
+ * Schema for a JSON object. A key named `__proto__` stays an own data key, as in {@link JsonValue}.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValue })
-  .annotations({ identifier: "JsonObject", arbitrary: () => jsonObjectArbitrary })
+export const JsonObject: Schema.Schema<JsonObject> = keepingProtoKeys(
+  "JsonObject",
+  JsonObjectStructure,
+  isJsonObject,
+  (value) => jsonCopy(value) as JsonObject
+).annotations({ identifier: "JsonObject", arbitrary: () => jsonObjectArbitrary })

@@ -599,6 +599,38 @@ export interface DecodeOptions {}
 // -----------------------------------------------------------------------------
 
 /**
+ * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock"] as const
+
+/**
+ * What {@link encode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/**
+ * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
+
+/**
+ * What {@link decode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+
+/**
  * Convert a canonical conversation to Responses `input` items.
  *
  * Fails with `MisplacedBlock` (a block in a role that may not hold it; checked first, for the whole
@@ -612,7 +644,7 @@ export interface DecodeOptions {}
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, ConversionError.EncodeError> => encodeInternal.encode(conversation, options)
+): Either.Either<Wire, EncodeError> => encodeInternal.encode(conversation, options)
 
 /**
  * Read Responses `input` items (an array, or a request body `{input, instructions?}`; a string
@@ -628,7 +660,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => decodeInternal.decode(input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => decodeInternal.decode(input, options)
 
 /**
  * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
@@ -648,7 +680,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category codecs
  * @since 0.2.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
  * A Schema from Responses `input` items to a canonical conversation (default options).

@@ -299,6 +299,38 @@ export interface DecodeOptions {
 // -----------------------------------------------------------------------------
 
 /**
+ * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const encodeErrors = Chat.encodeErrors
+
+/**
+ * What {@link encode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/**
+ * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const decodeErrors = Chat.decodeErrors
+
+/**
+ * What {@link decode} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+
+/**
  * Convert a canonical conversation to an OpenRouter message list. With default options the result
  * is, key order included, what the reference SDK's `convert_messages(messages, "openrouter")`
  * returns.
@@ -312,7 +344,7 @@ export interface DecodeOptions {
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, ConversionError.EncodeError> => Chat.encode(name, conversation, options)
+): Either.Either<Wire, EncodeError> => Chat.encode(name, conversation, options)
 
 /**
  * Read an OpenRouter (or any Chat Completions) transcript into a canonical conversation: a message
@@ -326,7 +358,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => Chat.decode(name, input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => Chat.decode(name, input, options)
 
 /**
  * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
@@ -345,7 +377,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category codecs
  * @since 0.1.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions> = { name, encode, decode }
+export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
  * A Schema from the OpenRouter message list to a canonical conversation (default options), for

@@ -17,8 +17,11 @@
  * Rules, all the reference's:
  * - Every tool key other than `input_schema` and `title` is copied (`name`, `description`, and any
  *   key a newer server adds), with `title` keys removed at every depth.
- * - A tool without a schema (`null` or `{}`) gets `parameters: null`; for `anthropic`,
+ * - A tool without a schema (missing, `null`, `{}`, or anything else Python takes as false: `[]`,
+ *   `false`, `0`, `""`) gets `parameters: null`; for `anthropic`,
  *   `input_schema: {type: "object", properties: {}}`.
+ * - A tool is read without validation, as the reference reads it ({@link decode}): one without
+ *   `name` or `description` converts to one without them, and keys keep the server's order.
  * - Schemas lose every `title` key, at every depth. Note that this also removes a *property* named
  *   `title` (while `required` still lists it); pass `{ preservePropertyNames: true }` to keep
  *   properties whose names collide with schema keywords.
@@ -70,11 +73,11 @@
  */
 import * as Either from "effect/Either"
 import { dual } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "./ConversionError.js"
-import type * as Json from "./Json.js"
-import * as Protocol from "./Protocol.js"
+import { issueOf } from "./internal/parseIssue.js"
+import * as Json from "./Json.js"
+import type * as Protocol from "./Protocol.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -191,6 +194,16 @@ export interface Wire {
 }
 
 /**
+ * A tool as a server lists it: a {@link Protocol.ToolSpec}, or, as {@link decode} reads a list from
+ * a server that does not follow the spec, any JSON object (the reference converts those too: a
+ * missing `name` or `description` is absent from the converted tool).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Listed = Protocol.ToolSpec | Json.JsonObject
+
+/**
  * Options of {@link convert} and {@link sanitizeSchema}.
  *
  * @category models
@@ -270,15 +283,39 @@ const openAiUnsupported: ReadonlySet<string> = new Set([
 
 const isNullSchema = (u: Value): boolean => isRecord(u) && u.type === "null"
 
+/**
+ * The option an `anyOf`, `oneOf` or `allOf` collapses to, as the reference picks it: nothing for an
+ * empty (falsy) value; for `anyOf`, the first item that is not a `{"type": "null"}` schema, iterating
+ * the value as Python does (a list's items, a string's characters, an object's keys), else the
+ * first item; for the others, the first item of a list or string. `undefined` leaves the keyword to
+ * be dropped, also where the reference fails on the value (a number, the first item of an object).
+ */
+const choose = (key: "anyOf" | "oneOf" | "allOf", options: Value): Value | undefined => {
+  const items: ReadonlyArray<Value> | undefined = Array.isArray(options)
+    ? options
+    : typeof options === "string"
+    ? [...options]
+    : key === "anyOf" && isRecord(options)
+    ? Object.keys(options)
+    : undefined
+  if (items === undefined || items.length === 0) return undefined
+  return (key === "anyOf" ? items.find((o) => !isNullSchema(o)) : undefined) ?? items[0]
+}
+
+/** Python's truthiness of a JSON value: `null`, `false`, `0`, `""`, `[]` and `{}` are false. */
+const truthy = (value: Value | undefined): value is Value => {
+  if (value === undefined || value === null) return false
+  if (Array.isArray(value)) return value.length > 0
+  if (typeof value === "object") return Object.keys(value).length > 0
+  return value !== false && value !== 0 && value !== ""
+}
+
 const sanitizeOpenAi = (value: Value, aware: boolean): Value => {
   const go = (v: Value): Value => {
     if (!isRecord(v)) return mapArray(v, go) ?? v
     for (const key of ["anyOf", "oneOf", "allOf"] as const) {
       if (!(key in v)) continue
-      const options = v[key]
-      const candidates: ReadonlyArray<Value> = Array.isArray(options) ? options : []
-      // `??` mirrors the reference's `chosen is None` check; an empty list leaves the keyword to be dropped.
-      const chosen = (key === "anyOf" ? candidates.find((o) => !isNullSchema(o)) : undefined) ?? candidates[0]
+      const chosen = choose(key, v[key]!)
       if (chosen === undefined) continue
       if (!isRecord(chosen)) return go(chosen)
       const siblings = Object.entries(v).filter(([k]) => k !== key)
@@ -326,18 +363,19 @@ const sanitizeGoogle = (value: Value, aware: boolean): Value => {
 /**
  * Sanitize one JSON Schema for a format, as the reference's `sanitize_tool_schema` does: titles
  * stripped, then the format's fix-ups (see the module documentation). A missing or empty schema
- * gives `{}`. The result is a JSON value: a schema whose top level collapses to a boolean schema
- * (`{"anyOf": [true]}`) stays a boolean.
+ * (what Python takes as false: `null`, `{}`, `[]`, `false`, `0`, `""`) gives `{}`. The result is a
+ * JSON value: a schema whose top level collapses to a boolean schema (`{"anyOf": [true]}`) stays a
+ * boolean.
  *
  * @category sanitizing
  * @since 0.1.0
  */
 export const sanitizeSchema = (
-  schema: Json.JsonObject | null | undefined,
+  schema: Json.JsonValue | undefined,
   format: Format,
   options?: Options
 ): Json.JsonValue => {
-  if (schema === null || schema === undefined || Object.keys(schema).length === 0) return {}
+  if (!truthy(schema)) return {}
   const aware = options?.preservePropertyNames === true
   const stripped = stripTitles(schema, aware)
   switch (format) {
@@ -356,27 +394,27 @@ export const sanitizeSchema = (
 // conversion
 // -----------------------------------------------------------------------------
 
-const collapsed = (index: number, name: string, format: Format, schema: Value) =>
+const collapsed = (index: number, name: Value | undefined, format: Format, schema: Value) =>
   new ConversionError.MalformedInput({
     format: "canonical",
     path: [index, "input_schema"],
-    reason: `the input schema of tool ${JSON.stringify(name)} sanitizes to ${
+    reason: `the input schema of tool ${typeof name === "string" ? JSON.stringify(name) : index} sanitizes to ${
       JSON.stringify(schema)
     } for ${format}, which is not an object schema`
   })
 
 const convertOne = <F extends Format>(
-  tool: Protocol.ToolSpec,
+  tool: Listed,
   index: number,
   format: F,
   options: Options | undefined
 ): Either.Either<Wire[F], ConversionError.MalformedInput> => {
-  const raw = tool.input_schema
-  const hasSchema = raw !== null && raw !== undefined && Object.keys(raw).length > 0
+  const raw = (tool as Json.JsonObject).input_schema
+  const hasSchema = truthy(raw)
   const sanitized = sanitizeSchema(raw, format, options)
-  if (!isRecord(sanitized)) return Either.left(collapsed(index, tool.name, format, sanitized))
+  if (!isRecord(sanitized)) return Either.left(collapsed(index, (tool as Json.JsonObject).name, format, sanitized))
   const aware = options?.preservePropertyNames === true
-  const meta = Object.entries(tool as unknown as Json.JsonObject).flatMap((
+  const meta = Object.entries(tool as Json.JsonObject).flatMap((
     [key, value]
   ): ReadonlyArray<readonly [string, Value]> =>
     key === "input_schema" || key === "title" ? [] : [[key, stripTitles(value, aware)]]
@@ -405,8 +443,8 @@ const convertOne = <F extends Format>(
 /**
  * Convert a tool list to a provider format, as the reference's `list_tools(format=...)` does. Fails
  * only when a tool's schema sanitizes to something that is not an object schema (a top-level
- * `anyOf` whose chosen option is a boolean schema), which no provider accepts; the reference returns
- * it anyway.
+ * `anyOf` whose chosen option is a boolean schema, a schema that is a non-empty list, `true`, a
+ * number or a string), which no provider accepts; the reference returns it anyway.
  *
  * @category conversions
  * @since 0.1.0
@@ -415,51 +453,51 @@ export const convert: {
   <F extends Format>(
     format: F,
     options?: Options
-  ): (tools: ReadonlyArray<Protocol.ToolSpec>) => Either.Either<ReadonlyArray<Wire[F]>, ConversionError.MalformedInput>
+  ): (tools: ReadonlyArray<Listed>) => Either.Either<ReadonlyArray<Wire[F]>, ConversionError.MalformedInput>
   <F extends Format>(
-    tools: ReadonlyArray<Protocol.ToolSpec>,
+    tools: ReadonlyArray<Listed>,
     format: F,
     options?: Options
   ): Either.Either<ReadonlyArray<Wire[F]>, ConversionError.MalformedInput>
 } = dual(
   (args) => typeof args[0] !== "string",
   <F extends Format>(
-    tools: ReadonlyArray<Protocol.ToolSpec>,
+    tools: ReadonlyArray<Listed>,
     format: F,
     options?: Options
   ): Either.Either<ReadonlyArray<Wire[F]>, ConversionError.MalformedInput> =>
     Either.all(tools.map((tool, i) => convertOne(tool, i, format, options)))
 )
 
-const decodeList = Schema.decodeUnknownEither(Schema.Array(Protocol.ToolSpec), { onExcessProperty: "preserve" })
+const decodeList = Schema.decodeUnknownEither(Schema.Array(Json.JsonObject))
 
 /**
- * Read a tool list from untrusted JSON: an array of tool specs, or a whole `/tools` body
- * (`{"tools": [...], ...}`). Keys beyond the spec's are kept, so {@link convert} copies them as the
- * reference does. A tool may omit `input_schema` (read as `null`).
+ * Read a tool list from untrusted JSON, as the reference's `convert_tool_response` reads it: an
+ * array of tool specs, or a whole `/tools` body (`{"tools": [...], ...}`). Each tool must be a JSON
+ * object; nothing else is checked (a tool without `name` or `description`, or whose `input_schema`
+ * is not an object, is read, and {@link convert} treats it as the reference does). Keys keep the
+ * server's order (which {@link convert} writes back), a key named `__proto__` is data, and a tool
+ * that omits `input_schema` gets `input_schema: null` last.
  *
  * @category decoding
  * @since 0.1.0
  */
 export const decode = (
   input: unknown
-): Either.Either<ReadonlyArray<Protocol.ToolSpec>, ConversionError.MalformedInput> => {
+): Either.Either<ReadonlyArray<Listed>, ConversionError.MalformedInput> => {
   const body = isRecord(input as Value) && "tools" in (input as Json.JsonObject)
   const list: unknown = body ? (input as Json.JsonObject).tools : input
   const prefix: ConversionError.Path = body ? ["tools"] : []
-  const withSchemas = Array.isArray(list)
-    ? list.map((tool: unknown) =>
-      isRecord(tool as Value) && !("input_schema" in (tool as Json.JsonObject))
-        ? { ...(tool as Json.JsonObject), input_schema: null }
-        : tool
-    )
-    : list
-  return Either.mapLeft(decodeList(withSchemas), (error) => {
-    const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-    return new ConversionError.MalformedInput({
-      format: "canonical",
-      path: [...prefix, ...(issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol")],
-      reason: issue?.message ?? error.message
-    })
+  return Either.match(decodeList(list), {
+    onLeft: (error) => {
+      const { message, path } = issueOf(error, "first")
+      return Either.left(
+        new ConversionError.MalformedInput({ format: "canonical", path: [...prefix, ...path], reason: message })
+      )
+    },
+    onRight: (tools) =>
+      Either.right(
+        tools.map((tool) => "input_schema" in tool ? tool : rebuild([...Object.entries(tool), ["input_schema", null]]))
+      )
   })
 }

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as AnthropicFormat from "openreward-effect/AnthropicFormat"
+import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
@@ -242,7 +242,7 @@ describe("AnthropicFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "anthropic: message 0, block 1: cannot represent a \"image\" block: the system parameter holds text only"
+      "anthropic: message 0, block 1: cannot represent an \"image\" block: the system parameter holds text only"
     )
   })
 
@@ -284,7 +284,7 @@ describe("AnthropicFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "canonical: message 2, block 0: a \"tool_result\" block is not valid in a \"assistant\" message: reasoning and " +
+      "canonical: message 2, block 0: a \"tool_result\" block is not valid in an \"assistant\" message: reasoning and " +
         "tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })
@@ -368,7 +368,7 @@ describe("AnthropicFormat.encode options", () => {
     )
     assert.strictEqual(
       error.message,
-      "anthropic: message 1, block 1: cannot represent a \"image\" block: a mid-conversation system message holds " +
+      "anthropic: message 1, block 1: cannot represent an \"image\" block: a mid-conversation system message holds " +
         "text only"
     )
   })
@@ -940,14 +940,6 @@ const normalize = (
   return [...leading, ...rest]
 }
 
-// Conversations the default options can encode: a text-only leading system run, then no system turn.
-const encodable = FastCheck.tuple(
-  FastCheck.array(Arbitrary.make(Schema.Array(Block.TextBlock)), { maxLength: 3 }),
-  FastCheck.array(FastCheck.oneof(Arbitrary.make(Message.UserMessage), Arbitrary.make(Message.AssistantMessage)), {
-    maxLength: 6
-  })
-).map(([system, rest]): Conversation.Conversation => [...system.map((blocks) => Message.system(blocks)), ...rest])
-
 // Anthropic transcripts made only of content with a canonical form, each block in a role that may
 // hold it, string or block content: what a well-behaved client stores.
 const stringOr = <A, I>(blocks: Schema.Schema<A, I>) => Schema.Union(Schema.String, Schema.Array(blocks))
@@ -988,54 +980,9 @@ const decodeTags: ReadonlyArray<string> = [
   "UnsupportedContent"
 ]
 
+codecLaws("AnthropicFormat", AnthropicFormat, { normalize, options: optionSets })
+
 describe("AnthropicFormat laws", () => {
-  for (const options of optionSets) {
-    const label = JSON.stringify(options)
-
-    it.prop(
-      `encode ${label} succeeds or fails at an existing message and block`,
-      [Conversation.Conversation],
-      ([conversation]) => {
-        const result = AnthropicFormat.encode(conversation, options)
-        if (Either.isRight(result)) return
-        const error = result.left
-        assert.oneOf(error._tag, ["UnsupportedMessage", "UnsupportedBlock"])
-        const message = conversation[error.messageIndex]
-        assert.isDefined(message)
-        if (error._tag === "UnsupportedMessage") {
-          assert.deepStrictEqual(error.path, [error.messageIndex])
-          assert.strictEqual(message!.role, "system")
-        } else if (error._tag === "UnsupportedBlock") {
-          assert.deepStrictEqual(error.path, [error.messageIndex, "blocks", error.blockIndex])
-          assert.strictEqual(message!.blocks[error.blockIndex]?.type, error.blockType)
-        }
-      },
-      { fastCheck: { numRuns: 100 } }
-    )
-
-    it.prop(
-      `decode(encode(c, ${label})) = normalize(c) for every conversation`,
-      [Conversation.Conversation],
-      ([conversation]) => {
-        const wire = AnthropicFormat.encode(conversation, options)
-        if (Either.isLeft(wire)) return
-        const decoded = AnthropicFormat.decode(JSON.parse(JSON.stringify(wire.right)))
-        assert.deepStrictEqual(right(decoded), normalize(conversation, options))
-      },
-      { fastCheck: { numRuns: 100 } }
-    )
-  }
-
-  it.prop(
-    "decode(encode(c)) = normalize(c) for conversations the defaults can encode",
-    [encodable],
-    ([conversation]) => {
-      const wire = right(AnthropicFormat.encode(conversation))
-      assert.deepStrictEqual(right(AnthropicFormat.decode(JSON.parse(JSON.stringify(wire)))), normalize(conversation))
-    },
-    { fastCheck: { numRuns: 100 } }
-  )
-
   it.prop(
     "every value of the Request schema decodes, or fails only for content with no canonical form or placement",
     [AnthropicFormat.Request],
@@ -1057,16 +1004,6 @@ describe("AnthropicFormat laws", () => {
     },
     { fastCheck: { numRuns: 100 } }
   )
-
-  it.prop("decode never throws on any value", [FastCheck.anything()], ([input]) => {
-    const result = AnthropicFormat.decode(input)
-    if (Either.isLeft(result)) assert.oneOf(result.left._tag, [...decodeTags])
-  }, { fastCheck: { numRuns: 100 } })
-
-  it.prop("decode never throws on any JSON", [FastCheck.jsonValue()], ([input]) => {
-    const result = AnthropicFormat.decode(input)
-    if (Either.isLeft(result)) assert.oneOf(result.left._tag, [...decodeTags])
-  }, { fastCheck: { numRuns: 100 } })
 
   it.prop(
     "decode never throws on messages whose parts are arbitrary values",

@@ -121,6 +121,26 @@ describe("Environment", () => {
     )
   })
 
+  it.effect("listTools keeps the server's key order, which every tool format writes back as the reference does", () => {
+    const { run, server } = setup()
+    server.toolSpecs = [{ description: "d", name: "f", strict: true, input_schema: { type: "object" } }]
+    return run((client) =>
+      Effect.gen(function*() {
+        const env = client.environment("dialogue")
+        assert.deepStrictEqual(Object.keys((yield* env.listTools())[0]!), [
+          "description",
+          "name",
+          "strict",
+          "input_schema"
+        ])
+        const [openai] = yield* env.listTools({ format: "openai" })
+        assert.deepStrictEqual(Object.keys(openai!), ["type", "description", "name", "strict", "parameters"])
+        const [google] = yield* env.listTools({ format: "google" })
+        assert.deepStrictEqual(Object.keys(google!), ["description", "name", "strict", "parameters"])
+      })
+    )
+  })
+
   it.effect("a variant prefixes every environment path and names the tasks' environment", () => {
     const { run, server } = setup()
     return run((client) =>

@@ -74,7 +74,7 @@ describe("Conversation.decode", () => {
     )
     assert.strictEqual(
       error.message,
-      "canonical: message 1, block 1: a \"tool_result\" block is not valid in a \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
+      "canonical: message 1, block 1: a \"tool_result\" block is not valid in an \"assistant\" message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
     )
   })
 
@@ -226,4 +226,94 @@ describe("Conversation laws", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+/**
+ * The reference server's pydantic model coerces what its lax mode takes for a boolean; we read only
+ * `true` and `false` (docs/compatibility.md, `is-error-as-string`; the vectors `is-error-as-*`).
+ */
+describe("is_error is a JSON boolean", () => {
+  // every value pydantic 2 coerces to a bool, checked against openreward 0.1.167's ToolResultBlock (and
+  // null, which it rejects too)
+  const coerced: ReadonlyArray<unknown> = [
+    1,
+    0,
+    1.0,
+    0.0,
+    "true",
+    "false",
+    "True",
+    "FALSE",
+    "1",
+    "0",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "t",
+    "f",
+    "y",
+    "n",
+    "YES"
+  ]
+  const conversation = (isError: unknown) => [
+    { role: "assistant", blocks: [{ type: "tool_call", id: "c", name: "f", input: {} }] },
+    {
+      role: "user",
+      blocks: [{
+        type: "tool_result",
+        tool_call_id: "c",
+        blocks: [],
+        ...(isError === undefined ? {} : { is_error: isError })
+      }]
+    }
+  ]
+  const surfaces: ReadonlyArray<
+    readonly [string, (input: unknown) => Either.Either<Conversation.Conversation, ConversionError.ValidationError>]
+  > = [
+    ["Conversation.decode", Conversation.decode],
+    ["Conversation.decodeLenient", (input) => Either.map(Conversation.decodeLenient(input), (r) => r.conversation)]
+  ]
+
+  for (const [name, decode] of surfaces) {
+    it(`${name}: what pydantic coerces is a MalformedInput at is_error`, () => {
+      for (const value of coerced) {
+        const result = decode(conversation(value))
+        assert.isTrue(Either.isLeft(result), `${JSON.stringify(value)} was read`)
+        if (Either.isLeft(result)) {
+          assert.strictEqual(result.left._tag, "MalformedInput")
+          assert.deepStrictEqual(result.left.path, [1, "blocks", 0, "is_error"])
+        }
+      }
+    })
+
+    it(`${name}: true, false and absent are read`, () => {
+      for (const [value, expected] of [[true, true], [false, false], [undefined, false]] as const) {
+        const result = decode(conversation(value))
+        const read = Either.getOrThrow(result)
+        assert.strictEqual((read[1]!.blocks[0] as Block.ToolResultBlock).is_error, expected)
+      }
+    })
+  }
+})
+
+describe("messages name a role or a block type with the right article", () => {
+  it("an \"assistant\" message, an \"image\" block, a \"user\" message, a \"text\" block", () => {
+    const misplaced = (role: string, blockType: string) =>
+      new ConversionError.MisplacedBlock({ path: [0], messageIndex: 0, blockIndex: 0, role, blockType }).reason
+    assert.match(misplaced("assistant", "tool_result"), /^a "tool_result" block is not valid in an "assistant" message/)
+    assert.match(misplaced("user", "image"), /^an "image" block is not valid in a "user" message/)
+    assert.match(misplaced("system", "unknown"), /^an "unknown" block is not valid in a "system" message/)
+    const unsupported = (blockType: string) =>
+      new ConversionError.UnsupportedBlock({
+        format: "google",
+        path: [0],
+        messageIndex: 0,
+        blockIndex: 0,
+        blockType,
+        reason: "r"
+      }).message
+    assert.include(unsupported("image"), "cannot represent an \"image\" block")
+    assert.include(unsupported("reasoning"), "cannot represent a \"reasoning\" block")
+  })
 })

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
 import * as GoogleWire from "../src/internal/googleWire.js"
+import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 // -----------------------------------------------------------------------------
@@ -270,7 +271,7 @@ describe("GoogleFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "google: message 0, block 1: cannot represent a \"image\" block: system_instruction is text only, so a system message may hold only text blocks"
+      "google: message 0, block 1: cannot represent an \"image\" block: system_instruction is text only, so a system message may hold only text blocks"
     )
   })
 
@@ -312,7 +313,7 @@ describe("GoogleFormat.encode errors", () => {
     )
     assert.strictEqual(
       error.message,
-      "google: message 1, block 0: cannot represent a \"image\" block: a function_response carries text only (in response.output), so a tool result may not hold images"
+      "google: message 1, block 0: cannot represent an \"image\" block: a function_response carries text only (in response.output), so a tool result may not hold images"
     )
   })
 
@@ -1180,20 +1181,6 @@ const allOptions: Options = {
   laterSystem: "user"
 }
 
-/** Law 1: encode fails only with an EncodeError that points at an existing message (and block). */
-const pointsIntoConversation = (conversation: Conversation.Conversation, options?: Options) => {
-  const result = GoogleFormat.encode(conversation, options)
-  if (Either.isRight(result)) return
-  const error = result.left
-  const message = conversation[error.messageIndex]
-  assert.isDefined(message)
-  assert.deepStrictEqual(error.path.slice(0, 1), [error.messageIndex])
-  if (error._tag !== "UnsupportedMessage") {
-    assert.isDefined((message!.blocks as ReadonlyArray<Block.Block>)[error.blockIndex])
-    assert.deepStrictEqual(error.path.slice(0, 3), [error.messageIndex, "blocks", error.blockIndex])
-  }
-}
-
 /** The text a tool result turns into: its text blocks joined with "\n" (images make encode fail). */
 const resultText = (block: Block.ToolResultBlock): string =>
   block.blocks.map((b) => b.type === "text" ? b.text : "").join("\n")
@@ -1264,15 +1251,6 @@ const normalize = (conversation: Conversation.Conversation, options: Options = {
   return out
 }
 
-/** Law 2: when encode succeeds, decoding its JSON gives the conversation up to the documented losses. */
-const roundTrips = (conversation: Conversation.Conversation, options?: Options) => {
-  const encoded = GoogleFormat.encode(conversation, options)
-  if (Either.isLeft(encoded)) return
-  const stored: unknown = JSON.parse(JSON.stringify(encoded.right))
-  assert.isTrue(Schema.is(GoogleFormat.Input)(stored))
-  assert.deepStrictEqual(right(GoogleFormat.decode(stored)), normalize(conversation, options))
-}
-
 /**
  * Conversations that encode: system messages first (text only), tool calls named "f" or "g" (so
  * that pairing by name meets same-name calls), tool results pointing at existing calls (earlier or
@@ -1329,68 +1307,14 @@ const withLaterSystem = encodable(true).chain((conversation) =>
   ])
 )
 
-describe("GoogleFormat laws", () => {
-  it.prop(
-    "law 1: encode succeeds or points at an existing message and block (default options)",
-    [Conversation.Conversation],
-    ([conversation]) => pointsIntoConversation(conversation),
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "law 1: ... with every option",
-    [Conversation.Conversation],
-    ([conversation]) => pointsIntoConversation(conversation, allOptions),
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "law 2: decode(encode(c)) = normalize(c) (default options)",
-    [Conversation.Conversation],
-    ([conversation]) => roundTrips(conversation),
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "law 2 on conversations that encode (default options)",
-    [encodable(false)],
-    ([conversation]) => {
-      assert.isTrue(Either.isRight(GoogleFormat.encode(conversation)))
-      roundTrips(conversation)
-    },
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "law 2 on conversations that encode, with every option",
-    [withLaterSystem],
-    ([conversation]) => {
-      assert.isTrue(Either.isRight(GoogleFormat.encode(conversation, allOptions)))
-      roundTrips(conversation, allOptions)
-    },
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "decode never throws on any value",
-    [FastCheck.anything()],
-    ([input]) => {
-      const result = GoogleFormat.decode(input)
-      assert.isTrue(Either.isRight(result) || ConversionError.isConversionError(result.left))
-    },
-    { fastCheck: { numRuns: 200 } }
-  )
-
-  it.prop(
-    "decode never throws on any JSON, and what it returns is a valid conversation",
-    [FastCheck.jsonValue()],
-    ([input]) => {
-      const result = GoogleFormat.decode(input)
-      if (Either.isRight(result)) assert.isTrue(Either.isRight(Conversation.validate(result.right)))
-      else assert.isTrue(ConversionError.isConversionError(result.left))
-    },
-    { fastCheck: { numRuns: 200 } }
-  )
+// Pairing by name is exercised: the conversations start from tool calls named "f" or "g" and tool
+// results that point at existing calls, with later system messages; what an option set refuses is
+// removed by the laws before law 2.
+codecLaws("GoogleFormat", GoogleFormat, {
+  normalize,
+  options: [undefined, allOptions],
+  conversations: withLaterSystem,
+  isWire: Schema.is(GoogleFormat.Input)
 })
 
 describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {

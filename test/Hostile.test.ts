@@ -5,12 +5,17 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import * as AnthropicFormat from "openreward-effect/AnthropicFormat"
 import * as Conversation from "openreward-effect/Conversation"
 import * as ConversionError from "openreward-effect/ConversionError"
 import * as Format from "openreward-effect/Format"
+import * as GoogleFormat from "openreward-effect/GoogleFormat"
 import * as Prompt from "openreward-effect/Prompt"
+import * as Protocol from "openreward-effect/Protocol"
 import * as Provider from "openreward-effect/Provider"
+import * as ToolFormat from "openreward-effect/ToolFormat"
 
 const throwingGetter = () =>
   Object.defineProperty({}, "role", {
@@ -115,4 +120,150 @@ describe("decoding hostile input", () => {
       assert.strictEqual(result.left.reason, "the input could not be read: getter")
     }
   })
+})
+
+/**
+ * `JSON.parse('{"__proto__": ...}')` makes an own data key named `__proto__`, and the reference SDK
+ * keeps it. Every decode surface keeps it as an own data key of what it returns, never as a
+ * prototype, and changes no prototype.
+ */
+describe("a key named __proto__ stays an own data key", () => {
+  const payload = "{\"__proto__\":{\"polluted\":true},\"a\":1}"
+  const arguments_ = JSON.stringify(payload)
+
+  /** The own `__proto__` keys of every object in `value`, at their paths; and no object with another prototype. */
+  const protoKeys = (value: unknown, path = "$"): Array<string> => {
+    if (Array.isArray(value)) return value.flatMap((item, i) => protoKeys(item, `${path}[${i}]`))
+    if (typeof value !== "object" || value === null) return []
+    assert.strictEqual(Object.getPrototypeOf(value), Object.prototype, `the prototype of ${path}`)
+    return Object.keys(value).flatMap((
+      key
+    ) => [
+      ...(key === "__proto__" ? [path] : []),
+      ...protoKeys((value as Record<string, unknown>)[key], `${path}.${key}`)
+    ])
+  }
+
+  const surfaces: ReadonlyArray<readonly [string, () => Either.Either<unknown, unknown>, number]> = [
+    [
+      "Conversation.decode (tool-call input, block and message detail)",
+      () =>
+        Conversation.decode(JSON.parse(
+          `[{"role":"assistant","detail":${payload},"blocks":[{"type":"tool_call","id":"c","name":"f","input":${payload},"detail":${payload}}]},` +
+            `{"role":"user","blocks":[{"type":"tool_result","tool_call_id":"c","is_error":false,"detail":${payload},` +
+            `"blocks":[{"type":"text","text":"x","detail":${payload}}]}]}]`
+        )),
+      5
+    ],
+    [
+      "Conversation.decodeLenient",
+      () =>
+        Conversation.decodeLenient(
+          JSON.parse(`[{"role":"user","blocks":[{"type":"text","text":"x","detail":${payload}}]}]`)
+        ),
+      1
+    ],
+    ["Prompt.decode", () => Prompt.decode(JSON.parse(`[{"type":"text","text":"x","detail":${payload}}]`)), 1],
+    [
+      "Prompt.decodeLenient",
+      () =>
+        Prompt.decodeLenient(JSON.parse(`[{"type":"image","data":"AA==","mimeType":"image/png","detail":${payload}}]`)),
+      1
+    ],
+    [
+      "anthropic",
+      () =>
+        Format.decode(
+          "anthropic",
+          JSON.parse(
+            `{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"f","input":${payload}}]}]}`
+          )
+        ),
+      1
+    ],
+    [
+      "google",
+      () =>
+        Format.decode(
+          "google",
+          JSON.parse(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":${payload}}}]}]}`)
+        ),
+      1
+    ],
+    ...(["openai", "openrouter"] as const).map((format) =>
+      [
+        format,
+        () =>
+          Format.decode(
+            format,
+            JSON.parse(
+              `[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":${arguments_}}}]}]`
+            )
+          ),
+        1
+      ] as const
+    ),
+    [
+      "openai-responses",
+      () =>
+        Format.decode(
+          "openai-responses",
+          JSON.parse(`[{"type":"function_call","call_id":"c","name":"f","arguments":${arguments_}}]`)
+        ),
+      1
+    ],
+    [
+      "AnthropicFormat.decodeResponse",
+      () =>
+        AnthropicFormat.decodeResponse(JSON.parse(
+          `{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"tool_use","id":"c","name":"f","input":${payload}}],` +
+            `"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
+        )),
+      1
+    ],
+    [
+      "GoogleFormat.decodeResponse",
+      () =>
+        GoogleFormat.decodeResponse(JSON.parse(
+          `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":${payload}}}]},"finishReason":"STOP"}]}`
+        )),
+      1
+    ],
+    [
+      "ToolFormat.decode (a tool schema)",
+      () =>
+        ToolFormat.decode(
+          JSON.parse(
+            `{"tools":[{"name":"f","description":"d","input_schema":{"type":"object","properties":${payload}}}]}`
+          )
+        ),
+      1
+    ],
+    [
+      "the server's reading of /call (Protocol.ToolCall)",
+      () => Schema.decodeUnknownEither(Protocol.ToolCall)(JSON.parse(`{"name":"f","input":${payload},"task_id":null}`)),
+      1
+    ],
+    [
+      "the client's reading of /tools (Protocol.ListToolsOutput)",
+      () =>
+        Schema.decodeUnknownEither(Protocol.ListToolsOutput)(JSON.parse(
+          `{"tools":[{"name":"f","description":"d","input_schema":${payload}}],"terminal_tool":null}`
+        )),
+      1
+    ]
+  ]
+
+  for (const [name, decode, count] of surfaces) {
+    it(name, () => {
+      const result = decode()
+      assert.isTrue(Either.isRight(result), name)
+      if (Either.isRight(result)) {
+        assert.lengthOf(protoKeys(result.right), count)
+        assert.include(JSON.stringify(result.right), "\"__proto__\":{\"polluted\":true}")
+      }
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+      assert.isFalse(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"))
+    })
+  }
 })

@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
+import { codecLaws } from "./utils/codecLaws.js"
 import { chatLike, normalize } from "./utils/openAiChat.js"
 
 const left = <A, E>(result: Either.Either<A, E>): E => {
@@ -137,7 +138,7 @@ describe("OpenRouterFormat.encode", () => {
       blockIndex: 0,
       blockType: "image",
       reason
-    }, `openrouter: message 0, block 0: cannot represent a "image" block: ${reason}`)
+    }, `openrouter: message 0, block 0: cannot represent an "image" block: ${reason}`)
   })
 
   it("toolResultImages: \"tool-message\" sends an image-holding result as parts of its tool message", () => {
@@ -335,6 +336,22 @@ describe("OpenRouterFormat.decode", () => {
   })
 })
 
+codecLaws("OpenRouterFormat", OpenRouterFormat, {
+  normalize,
+  options: [
+    undefined,
+    {
+      reasoningField: "reasoning",
+      reasoningOnToolCalls: true,
+      toolResultImages: "user-message",
+      toolArguments: "json"
+    },
+    { reasoningField: "omit", reasoningOnToolCalls: false, toolResultImages: "tool-message", toolArguments: "python" },
+    { reasoningField: "reasoning_content", toolResultImages: "error" }
+  ],
+  isWire: Schema.is(OpenRouterFormat.Wire)
+})
+
 describe("OpenRouterFormat laws", () => {
   it.prop(
     "decode never throws, and fails only with a DecodeError",
@@ -349,42 +366,6 @@ describe("OpenRouterFormat laws", () => {
       } else {
         assert.isTrue(Schema.is(Conversation.Conversation)(result.right))
       }
-    },
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "encode succeeds, or fails with an error pointing at an image in an existing tool result",
-    [Conversation.Conversation],
-    ([conversation]) => {
-      const result = OpenRouterFormat.encode(conversation)
-      if (Either.isRight(result)) return assert.isTrue(Schema.is(OpenRouterFormat.Wire)(result.right))
-      const error = result.left
-      assert.strictEqual(error._tag, "UnsupportedBlock")
-      if (error._tag !== "UnsupportedBlock") return
-      const block = conversation[error.messageIndex]?.blocks[error.blockIndex]
-      assert.strictEqual(block?.type, "tool_result")
-      if (block?.type === "tool_result") assert.strictEqual(block.blocks[error.path[4] as number]?.type, "image")
-    },
-    { fastCheck: { numRuns: 100 } }
-  )
-
-  it.prop(
-    "decode(encode(c, options)) is c up to the documented losses, for every option",
-    [
-      Conversation.Conversation,
-      fc.record({
-        reasoningField: fc.constantFrom("reasoning_content" as const, "reasoning" as const, "omit" as const),
-        reasoningOnToolCalls: fc.boolean(),
-        toolResultImages: fc.constantFrom("error" as const, "user-message" as const, "tool-message" as const),
-        toolArguments: fc.constantFrom("python" as const, "json" as const)
-      })
-    ],
-    ([conversation, options]) => {
-      const encoded = OpenRouterFormat.encode(conversation, options)
-      if (Either.isLeft(encoded)) return assert.strictEqual(options.toolResultImages, "error")
-      assert.isTrue(Schema.is(OpenRouterFormat.Wire)(encoded.right))
-      assert.deepStrictEqual(right(OpenRouterFormat.decode(encoded.right)), normalize(conversation, options))
     },
     { fastCheck: { numRuns: 100 } }
   )

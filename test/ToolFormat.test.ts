@@ -5,13 +5,13 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Json from "openreward-effect/Json"
-import type * as Protocol from "openreward-effect/Protocol"
 import * as ToolFormat from "openreward-effect/ToolFormat"
 
 /** Written by test/fixtures/tool-format/generate.py from the reference SDK's `convert_tool_response`. */
 interface GoldenCase {
   readonly name: string
-  readonly tools: ReadonlyArray<Protocol.ToolSpec>
+  /** As the reference read them: not all are `ToolSpec`s. */
+  readonly tools: ReadonlyArray<unknown>
   readonly expected: { readonly [F in "openai" | "openrouter" | "anthropic" | "google"]: ReadonlyArray<unknown> }
 }
 
@@ -45,7 +45,7 @@ describe("ToolFormat.convert matches the reference byte for byte", () => {
       it(`${format}: ${c.name}`, () => {
         // JSON.stringify compares key order too: the reference's dict order is part of the contract.
         assert.strictEqual(
-          JSON.stringify(right(ToolFormat.convert(c.tools, format))),
+          JSON.stringify(right(ToolFormat.convert(right(ToolFormat.decode({ tools: c.tools })), format))),
           JSON.stringify(c.expected[format])
         )
       })
@@ -54,14 +54,14 @@ describe("ToolFormat.convert matches the reference byte for byte", () => {
       const expected = (c.expected.openrouter as ReadonlyArray<{ type: string; function: object; parameters: unknown }>)
         .map((t) => ({ type: t.type, function: { ...t.function, parameters: t.parameters } }))
       assert.strictEqual(
-        JSON.stringify(right(ToolFormat.convert(c.tools, "openai-compatible"))),
+        JSON.stringify(right(ToolFormat.convert(right(ToolFormat.decode(c.tools)), "openai-compatible"))),
         JSON.stringify(expected)
       )
     })
   }
 
   it("is dual", () => {
-    const tools = golden[0]!.tools
+    const tools = right(ToolFormat.decode(golden[0]!.tools))
     assert.deepStrictEqual(ToolFormat.convert("google")(tools), ToolFormat.convert(tools, "google"))
   })
 })
@@ -273,10 +273,35 @@ describe("ToolFormat.decode", () => {
     ])
   })
 
-  it("says where a tool list is malformed", () => {
-    const error = left(ToolFormat.decode({ tools: [{ name: "a", description: "" }, { name: 3, description: "" }] }))
+  it("says where a tool list is malformed: a tool that is not an object, a value that is not JSON", () => {
+    const error = left(ToolFormat.decode({ tools: [{ name: "a", description: "" }, 3] }))
     assert.strictEqual(error._tag, "MalformedInput")
-    assert.deepStrictEqual(error.path, ["tools", 1, "name"])
+    assert.deepStrictEqual(error.path, ["tools", 1])
+    assert.deepStrictEqual(left(ToolFormat.decode([{ name: "a", x: [1, Number.NaN] }])).path, [0, "x"])
+    assert.deepStrictEqual(left(ToolFormat.decode({ tools: { name: "a" } })).path, ["tools"])
+  })
+
+  it("keeps the server's key order, which convert writes back", () => {
+    const tools = right(ToolFormat.decode([{ description: "d", name: "a", strict: true, input_schema: {} }]))
+    assert.deepStrictEqual(Object.keys(tools[0]!), ["description", "name", "strict", "input_schema"])
+    assert.deepStrictEqual(Object.keys(right(ToolFormat.convert(tools, "openai"))[0]!), [
+      "type",
+      "description",
+      "name",
+      "strict",
+      "parameters"
+    ])
+  })
+
+  it("a schema that is not an object but is truthy sanitizes to a non-object: a MalformedInput", () => {
+    for (const schema of [[{ type: "string" }], true, "x", 5]) {
+      const tools = right(ToolFormat.decode([{ name: "odd", description: "", input_schema: schema }]))
+      for (const format of ToolFormat.formats) {
+        const error = left(ToolFormat.convert(tools, format))
+        assert.deepStrictEqual(error.path, [0, "input_schema"])
+        assert.include(error.message, "\"odd\"")
+      }
+    }
   })
 })
 

@@ -4,13 +4,14 @@
  * @internal
  */
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../Block.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Guard from "./guard.js"
+import { issueOf } from "./parseIssue.js"
 
 /** A block that lenient decoding left out. */
 export interface SkippedBlock {
@@ -166,10 +167,9 @@ export const fromParseError = (
   prefix: ConversionError.Path,
   messageIndex: number | undefined
 ): ConversionError.MalformedInput => {
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const path = issue === undefined ? [] : issue.path.filter((p): p is string | number => typeof p !== "symbol")
+  const { message, path } = issueOf(error, "first")
   const blockIndex = path[0] === "blocks" && typeof path[1] === "number" ? path[1] : undefined
-  return malformed([...prefix, ...path], issue?.message ?? error.message, messageIndex, blockIndex)
+  return malformed([...prefix, ...path], message, messageIndex, blockIndex)
 }
 
 const contentTypes: ReadonlySet<string> = new Set(["text", "image"])

@@ -15,22 +15,23 @@
  */
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
 import * as Block from "../Block.js"
 import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
+import type * as GoogleFormat from "../GoogleFormat.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Pairing from "./googlePairing.js"
 import * as Wire from "./googleWire.js"
 import * as Guard from "./guard.js"
+import { issueOf } from "./parseIssue.js"
 import * as RequestBody from "./requestBody.js"
 import * as Input from "./wireInput.js"
 
 type Path = ReadonlyArray<string | number>
-type DecodeError = ConversionError.DecodeError
+type DecodeError = GoogleFormat.DecodeError
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -47,59 +48,6 @@ interface Location {
 const malformed = (path: Path, reason: string, location: Location = {}): ConversionError.MalformedInput =>
   new ConversionError.MalformedInput({ format: "google", path, reason, ...location })
 
-const issuesOf = (issue: ParseResult.Composite): ReadonlyArray<ParseResult.ParseIssue> =>
-  Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
-
-/** Did validation fail at this very value (its type), rather than somewhere inside it or on a predicate? */
-const isShallow = (issue: ParseResult.ParseIssue): boolean => {
-  switch (issue._tag) {
-    case "Pointer":
-      return false
-    case "Composite":
-      return SchemaAST.isUnion(issue.ast) && issuesOf(issue).every(isShallow)
-    case "Refinement":
-      return issue.kind === "From" && isShallow(issue.issue)
-    case "Transformation":
-      return isShallow(issue.issue)
-    default:
-      return true
-  }
-}
-
-/**
- * Follow a parse issue to its most specific failure. At a union, follow the member that got past
- * the value's type; if none did, report the union as a whole ("Expected string | null, actual 5").
- */
-const describeIssue = (
-  issue: ParseResult.ParseIssue,
-  path: Path
-): { readonly path: Path; readonly message: string } => {
-  switch (issue._tag) {
-    case "Pointer": {
-      const keys: ReadonlyArray<PropertyKey> = Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey]
-      return describeIssue(issue.issue, [...path, ...keys.filter((k) => typeof k !== "symbol")])
-    }
-    case "Composite": {
-      const issues = issuesOf(issue)
-      if (SchemaAST.isUnion(issue.ast)) {
-        const deeper = issues.find((i) => !isShallow(i))
-        return describeIssue(deeper ?? new ParseResult.Type(issue.ast, issue.actual), path)
-      }
-      const [first] = issues
-      if (first !== undefined) return describeIssue(first, path)
-      break
-    }
-    case "Refinement":
-      if (issue.kind === "From") return describeIssue(issue.issue, path)
-      break
-  }
-  const [formatted] = ParseResult.ArrayFormatter.formatIssueSync(issue)
-  return {
-    path: [...path, ...(formatted?.path ?? []).filter((k): k is string | number => typeof k !== "symbol")],
-    message: formatted?.message ?? "invalid input"
-  }
-}
-
 /** The content and part a path into the input points into (`contents[c].parts[p]`), if any. */
 const locate = (path: Path): Location => {
   const inContents = path[0] === "contents" ? path.slice(1) : path
@@ -111,7 +59,7 @@ const locate = (path: Path): Location => {
 
 /** A parse error as `MalformedInput` at its most specific place. */
 const fromParseError = (error: ParseResult.ParseError): ConversionError.MalformedInput => {
-  const { message, path } = describeIssue(error.issue, [])
+  const { message, path } = issueOf(error, "specific")
   return malformed(path, message, locate(path))
 }
 

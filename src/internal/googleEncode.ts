@@ -123,7 +123,7 @@ export const encode = <C extends GoogleFormat.Casing>(
   conversation: Conversation.Conversation,
   options: Resolved,
   builder: Builder<C>
-): Either.Either<GoogleFormat.Request<C>, ConversionError.EncodeError> => {
+): Either.Either<GoogleFormat.Request<C>, GoogleFormat.EncodeError> => {
   const callNames = collectCallNames(conversation)
   let system: string | undefined = undefined
   const contents: Array<GoogleFormat.Content<C>> = []
@@ -164,8 +164,8 @@ const collectCallNames = (conversation: Conversation.Conversation): Map<string, 
 const reported = (
   conversation: Conversation.Conversation,
   options: Resolved,
-  found: ConversionError.EncodeError
-): ConversionError.EncodeError => {
+  found: GoogleFormat.EncodeError
+): GoogleFormat.EncodeError => {
   const placed = Conversation.validate(conversation)
   if (Either.isLeft(placed)) return placed.left
   return systemError(conversation, options) ?? found
@@ -175,7 +175,7 @@ const reported = (
 const systemError = (
   conversation: Conversation.Conversation,
   options: Resolved
-): ConversionError.EncodeError | undefined => {
+): GoogleFormat.EncodeError | undefined => {
   let leading = true
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
@@ -193,7 +193,7 @@ const systemText = (
   message: Message.Message,
   i: number,
   leading: boolean
-): string | ConversionError.EncodeError => {
+): string | GoogleFormat.EncodeError => {
   if (!leading) {
     return new ConversionError.UnsupportedMessage({
       format: "google",
@@ -242,7 +242,7 @@ const encodeContent = <C extends GoogleFormat.Casing>(
   callNames: ReadonlyMap<string, string>,
   options: Resolved,
   builder: Builder<C>
-): GoogleFormat.Content<C> | ConversionError.EncodeError => {
+): GoogleFormat.Content<C> | GoogleFormat.EncodeError => {
   const blocks: ReadonlyArray<Block.Block> = message.blocks
   const role = message.role
   // one part per block, except a signature-only reasoning block, whose signature rides on the next
@@ -297,7 +297,7 @@ const encodeToolResult = (
   j: number,
   callNames: ReadonlyMap<string, string>,
   options: Resolved
-): GoogleFormat.FunctionResponse | ConversionError.EncodeError => {
+): GoogleFormat.FunctionResponse | GoogleFormat.EncodeError => {
   const name = callNames.get(block.tool_call_id)
   if (name === undefined) {
     return new ConversionError.UnmatchedToolResult({

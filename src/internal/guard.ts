@@ -47,6 +47,13 @@ import type * as Json from "../Json.js"
 /** How deeply a guard lets input nest (the same limit as `wireInput.maxDepth`). */
 export const maxDepth = 512
 
+/**
+ * Marks the transformation `Json.JsonValue` and `Json.JsonObject` are made of: the structure (its
+ * `from`) is checked, then the input is copied with {@link copyJson}, which cannot fail. A guard
+ * checks the structure.
+ */
+export const JsonCopyAnnotationId: unique symbol = Symbol.for("openreward-effect/JsonCopy")
+
 /** A compiled guard. */
 export type Guard = (u: unknown) => boolean
 
@@ -278,6 +285,7 @@ class Generator {
           this.ref(ast)
         }))`
       case "Transformation": {
+        if (ast.annotations[JsonCopyAnnotationId] === true) return `return ${this.name(ast.from, mode)}(u, d)`
         // only the defaults of `optionalWith`: a property-signature transformation decodes an
         // option to an option and cannot fail, and it renames nothing here
         const transformation = ast.transformation

@@ -10,7 +10,7 @@
 import type * as Brand from "effect/Brand"
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../Block.js"
 import * as Conversation from "../Conversation.js"
@@ -18,9 +18,18 @@ import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import * as Message from "../Message.js"
 import * as Guard from "./guard.js"
+import { issueOf } from "./parseIssue.js"
 import { dumps } from "./pythonJson.js"
 import * as RequestBody from "./requestBody.js"
 import { maxDepth, tooDeep, total } from "./wireInput.js"
+
+/** The tags of every error the Chat Completions encoder can fail with (OpenAI and OpenRouter). */
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock"] as const
+type ChatEncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+
+/** The tags of every error the Chat Completions decoder can fail with (OpenAI and OpenRouter). */
+export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
+type ChatDecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
 /** The formats that speak Chat Completions. */
 export type Format = "openai" | "openrouter"
@@ -471,7 +480,7 @@ const encodeUser = (
   messageIndex: number,
   policy: ToolResultImages,
   out: Array<ChatMessage>
-): ConversionError.EncodeError | undefined => {
+): ChatEncodeError | undefined => {
   const blocks = message.blocks
   // images moved out of tool results (toolResultImages: "user-message") lead the user message
   const moved: Array<Block.ImageBlock> | undefined = policy === "user-message" ? [] : undefined
@@ -561,14 +570,14 @@ const encodeMessages = (
   conversation: Conversation.Conversation,
   options: EncodeOptions,
   out: Array<ChatMessage>
-): ConversionError.EncodeError | undefined => {
+): ChatEncodeError | undefined => {
   const policy = options.toolResultImages ?? "error"
   const reasoningField = options.reasoningField ?? "reasoning_content"
   const reasoningOnToolCalls = options.reasoningOnToolCalls === true
   const serializeArguments = options.toolArguments === "json" ? jsonArguments : dumps
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
-    let error: ConversionError.EncodeError | undefined
+    let error: ChatEncodeError | undefined
     switch (message.role) {
       case "system": {
         const j = firstNotContent(message.blocks)
@@ -595,7 +604,7 @@ export const encode = (
   format: Format,
   conversation: Conversation.Conversation,
   options: EncodeOptions = {}
-): Either.Either<Wire, ConversionError.EncodeError> => {
+): Either.Either<Wire, ChatEncodeError> => {
   const out: Array<ChatMessage> = []
   const error = encodeMessages(format, conversation, options, out)
   if (error === undefined) return Either.right(out)
@@ -642,12 +651,8 @@ const malformed = (
   error: ParseResult.ParseError,
   prefix: ConversionError.Path
 ): ConversionError.MalformedInput => {
-  let best: { readonly path: ConversionError.Path; readonly message: string } | undefined
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== "symbol")]
-    if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
-  }
-  return malformedAt(format, best?.path ?? prefix, prefix, best?.message ?? "malformed input")
+  const { message, path } = issueOf(error, "deepest")
+  return malformedAt(format, [...prefix, ...path], prefix, message)
 }
 
 interface Where {
@@ -861,7 +866,7 @@ const decodeAssistant = (
   message: InputAssistantMessage,
   where: Where,
   options: DecodeOptions
-): Either.Either<Message.AssistantMessage, ConversionError.DecodeError> => {
+): Either.Either<Message.AssistantMessage, ChatDecodeError> => {
   if (message.function_call !== undefined && message.function_call !== null) {
     return unsupported(
       at(where, "function_call"),
@@ -898,7 +903,7 @@ const toConversation = (
   messages: ReadonlyArray<InputMessage>,
   prefix: ConversionError.Path,
   options: DecodeOptions
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, ChatDecodeError> => {
   const out: Array<Message.Message> = []
   let results: Array<Block.ToolResultBlock> = []
   const flush = () => {
@@ -961,7 +966,7 @@ export const decodeWithSchema = (
   format: Format,
   input: unknown,
   options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, ChatDecodeError> => {
   const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
     ? [input, []]
     : isRecord(input) && "messages" in input
@@ -1074,7 +1079,7 @@ export const decode = (
   format: Format,
   input: unknown,
   options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+): Either.Either<Conversation.Conversation, ChatDecodeError> =>
   total(format, () => {
     const messages = Array.isArray(input)
       ? input

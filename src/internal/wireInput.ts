@@ -19,10 +19,11 @@
  * @internal
  */
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
+import { issueOf } from "./parseIssue.js"
 
 /**
  * Where messages live in the decoded input: the path prefix of the messages array (`["messages"]`
@@ -96,18 +97,8 @@ export const malformed = (
   format: Provider.Format,
   locator: Locator
 ): ConversionError.MalformedInput => {
-  let best: { readonly path: ConversionError.Path; readonly message: string } | undefined
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol")
-    if (best === undefined || path.length > best.path.length) best = { path, message: issue.message }
-  }
-  const path = best?.path ?? []
-  return new ConversionError.MalformedInput({
-    format,
-    path,
-    reason: best?.message ?? error.message,
-    ...locate(path, locator)
-  })
+  const { message, path } = issueOf(error, "deepest")
+  return new ConversionError.MalformedInput({ format, path, reason: message, ...locate(path, locator) })
 }
 
 /** A thrown value as text, without trusting it (a null-prototype object has no `toString`). */
@@ -165,8 +156,8 @@ const hasOwnProperty = Object.prototype.hasOwnProperty
  * A copy of a JSON value found at `depth`, as the Schema decode of `Json.JsonValue` makes it: new
  * arrays and objects, keys in the same order. `undefined` means "leave this input to the Schema
  * decode": the value is not JSON made of arrays and plain objects, or nests deeper than
- * {@link maxDepth} (or is cyclic). Keys are copied by assignment, as the Schema decode copies them,
- * so an own `__proto__` key (which `JSON.parse` makes) sets the copy's prototype in both.
+ * {@link maxDepth} (or is cyclic). An own `__proto__` key (which `JSON.parse` makes) stays an own data
+ * key of the copy, as `Json.JsonValue`'s decode keeps it; no prototype is changed.
  */
 export const copyJson = (value: unknown, depth: number): Json.JsonValue | undefined => {
   switch (typeof value) {
@@ -202,7 +193,9 @@ export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject |
     if (!hasOwnProperty.call(value, key)) continue
     const item = copyJson(value[key], depth + 1)
     if (item === undefined) return undefined
-    copy[key] = item
+    if (key === "__proto__") {
+      Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true })
+    } else copy[key] = item
   }
   return copy
 }

@@ -117,6 +117,8 @@ export class FakeServer {
   messages = true
   /** Serve `/task_tools`. */
   taskTools = true
+  /** The tools `/tools` and `/task_tools` list. */
+  toolSpecs: Json = tools
   /** Advertise `message_block_types`. */
   blockTypes = true
   /** Send `reason` with refused calls (servers since the field exists). */
@@ -196,7 +198,7 @@ export class FakeServer {
 
   private toolList(_env: Env): Json {
     return {
-      tools,
+      tools: this.toolSpecs,
       terminal_tool: null,
       supports_score_group: false,
       ...(this.blockTypes ? { message_block_types: ["text", "image", "reasoning", "tool_call", "tool_result"] } : {})

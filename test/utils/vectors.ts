@@ -448,11 +448,13 @@ export const differences: ReadonlyArray<Difference> = [
     reason: "`type` is the discriminator and we require it; pydantic tries each block model in turn and reads a " +
       "typeless block as whichever fits (text here), while the reference's own client skips typeless blocks"
   },
-  {
-    name: "is-error-as-string",
+  ...["is-error-as-string", "is-error-as-number", "is-error-as-off"].map((name): Difference => ({
+    name,
     surfaces: ["server"],
-    reason: "pydantic's lax mode coerces \"true\" (and 1, \"yes\", ...) to a boolean; in JSON a string is not a boolean"
-  },
+    reason: "pydantic's lax mode coerces 0, 1, 0.0, 1.0 and the strings \"true\"/\"false\", \"1\"/\"0\", " +
+      "\"yes\"/\"no\", \"on\"/\"off\", \"t\"/\"f\", \"y\"/\"n\" (any case) to a boolean; in JSON only true and " +
+      "false are booleans"
+  })),
   // we validate what we read from /messages; the reference client reads it unchecked
   ...[
     "misplaced-after-google-error",

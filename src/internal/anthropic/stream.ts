@@ -17,6 +17,7 @@ import * as Either from "effect/Either"
 import type * as Stream from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import { withArticle } from "../article.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import { decodeResponse, type ResponseOptions } from "./response.js"
@@ -46,7 +47,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
     const error = R.isRecord(event["error"]) ? event["error"] : {}
     return fail(index, `the provider sent an error event: ${string(error["type"])} ${string(error["message"])}`.trim())
   }
-  if (state.stopped) return fail(index, `a ${type} event after message_stop`)
+  if (state.stopped) return fail(index, `${withArticle(type)} event after message_stop`)
   if (type === "message_start") {
     if (state.message !== undefined) return fail(index, "a second message_start")
     const message = event["message"]
@@ -56,7 +57,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
     state.message = { ...copied, content: [] }
     return undefined
   }
-  if (state.message === undefined) return fail(index, `a ${type} event before message_start`)
+  if (state.message === undefined) return fail(index, `${withArticle(type)} event before message_start`)
   switch (type) {
     case "content_block_start": {
       const at = event["index"]

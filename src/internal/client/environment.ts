@@ -9,7 +9,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -26,6 +26,7 @@ import * as Prompt from "../../Prompt.js"
 import * as Protocol from "../../Protocol.js"
 import type * as Provider from "../../Provider.js"
 import * as ToolFormat from "../../ToolFormat.js"
+import { issueOf } from "../parseIssue.js"
 import type * as Retry from "./retry.js"
 import * as Secrets from "./secrets.js"
 import * as Transport from "./transport.js"
@@ -56,9 +57,8 @@ const malformed = (request: Transport.Request, path: ConversionError.Path, reaso
   new ClientError.MalformedResponse({ method: request.method, url: request.url, path, reason })
 
 const fromParseError = (request: Transport.Request, error: ParseResult.ParseError) => {
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const path = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol")
-  return malformed(request, path, issue?.message ?? error.message)
+  const { message, path } = issueOf(error, "first")
+  return malformed(request, path, message)
 }
 
 /** Decode a response body, or fail with `MalformedResponse` pointing into it. */
@@ -80,7 +80,22 @@ const decodeTasks = decodeBody(
 )
 const decodeTask = decodeBody(Schema.Struct({ task: Json.JsonObject, env_name: Schema.optional(Schema.String) }))
 const decodeNumTasks = decodeBody(Schema.Struct({ num_tasks: Schema.Int }))
-const decodeToolList = decodeBody(Protocol.ListToolsOutput)
+const decodeListTools = decodeBody(Protocol.ListToolsOutput)
+
+/**
+ * `/tools` and `/task_tools`, validated by the Schema, with the tools read by `ToolFormat.decode`:
+ * in the server's key order (the Schema decode puts declared keys first), which
+ * `ToolFormat.convert` writes back as the reference does.
+ */
+const decodeToolList = (request: Transport.Request) => (body: unknown) =>
+  Either.flatMap(
+    decodeListTools(request)(body),
+    (list) =>
+      Either.match(ToolFormat.decode((body as { readonly tools: unknown }).tools), {
+        onLeft: (error) => Either.left(fromMalformedInput(request, ["tools"], error)),
+        onRight: (tools) => Either.right({ ...list, tools: tools as ReadonlyArray<Protocol.ToolSpec> })
+      })
+  )
 const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>

@@ -172,7 +172,7 @@ const otherItem = (type: string): string =>
 export const decodeAssistantItem = (
   item: Format.InputItem,
   where: Where
-): Either.Either<Array<Message.AssistantBlock>, ConversionError.DecodeError> => {
+): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
   if (isOther(item, itemTypes)) return unsupported(at(where, "type"), item.type, otherItem(item.type))
   switch (item.type) {
     case "reasoning": {
@@ -231,7 +231,7 @@ const toConversation = (
   items: ReadonlyArray<Format.InputItem>,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
   const out: Array<Message.Message> = [...leading]
   let results: Array<Block.ToolResultBlock> = []
   let assistant: Array<Message.AssistantBlock> | undefined
@@ -301,7 +301,7 @@ export const decodeItemList = (
   list: unknown,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => {
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
   const deep = tooDeep(list)
   if (deep !== undefined) {
     const path = [...prefix, ...deep]
@@ -375,7 +375,7 @@ const unknownRequestKey = RequestBody.checker(format, requestKeys)
 export const decode = (
   input: unknown,
   _options: Format.DecodeOptions = {}
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> =>
+): Either.Either<Conversation.Conversation, Format.DecodeError> =>
   total(format, () => {
     if (Array.isArray(input)) return decodeItemList(input, [], [])
     if (isRecord(input)) {

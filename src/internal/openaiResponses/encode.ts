@@ -77,7 +77,7 @@ const encodeAssistant = (
   i: number,
   options: Format.EncodeOptions,
   out: Array<Item>
-): ConversionError.EncodeError | undefined => {
+): Format.EncodeError | undefined => {
   const serialize = options.toolArguments === "json" ? JSON.stringify : dumps
   const policy = options.reasoningWithoutId ?? "fail"
   const start = out.length
@@ -191,7 +191,7 @@ const encodeMessages = (
   conversation: Conversation.Conversation,
   options: Format.EncodeOptions,
   out: Array<Item>
-): ConversionError.EncodeError | undefined => {
+): Format.EncodeError | undefined => {
   const systemRole = options.systemRole ?? "system"
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
@@ -240,7 +240,7 @@ const encodeMessages = (
 export const encode = (
   conversation: Conversation.Conversation,
   options: Format.EncodeOptions = {}
-): Either.Either<Format.Wire, ConversionError.EncodeError> => {
+): Either.Either<Format.Wire, Format.EncodeError> => {
   const out: Array<Item> = []
   const error = encodeMessages(conversation, options, out)
   if (error === undefined) return Either.right(out)

@@ -1,0 +1,170 @@
+/**
+ * The codec laws (src/Codec.ts), for any format, from one place:
+ *
+ * 1. `encode(c, options)` succeeds, or fails with one of the format's `encodeErrors`, pointing at an
+ *    existing message (and block, and block inside a tool result) of `c`.
+ * 2. When `encode(c, options)` succeeds, `decode` of its JSON gives `normalize(c, options)`: the
+ *    conversation up to exactly the losses the format's page documents. This law runs on
+ *    conversations that encode: an arbitrary conversation is repaired by removing, one at a time,
+ *    what the encoder points at (a block, a block inside a tool result, a message) until it
+ *    encodes, so no run is a sample where almost nothing encodes.
+ * 3. `decode` never throws, whatever it is given: it answers a valid conversation, or one of the
+ *    format's `decodeErrors`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import { Conversation, type ConversionError, type Message } from "openreward-effect"
+
+type Tag = ConversionError.ConversionError["_tag"]
+
+/** What the laws need of a format: its functions, its error lists, and its documented losses. */
+export interface Format<Options> {
+  readonly encode: (
+    conversation: Conversation.Conversation,
+    options?: Options
+  ) => Either.Either<unknown, ConversionError.EncodeError>
+  readonly decode: (input: unknown) => Either.Either<Conversation.Conversation, ConversionError.DecodeError>
+  readonly encodeErrors: ReadonlyArray<Tag>
+  readonly decodeErrors: ReadonlyArray<Tag>
+}
+
+export interface Laws<Options> {
+  /** `decode(encode(c, options))` as the format's page says it comes back. */
+  readonly normalize: (
+    conversation: Conversation.Conversation,
+    options: Options | undefined
+  ) => Conversation.Conversation
+  /** The option sets the laws run with (`undefined`: the defaults). */
+  readonly options: ReadonlyArray<Options | undefined>
+  /** Is an encoded request, written to JSON and read back, what the format's `Input` schema accepts? */
+  readonly isWire?: (u: unknown) => boolean
+  /** The conversations to start from (default: every canonical conversation). */
+  readonly conversations?: FastCheck.Arbitrary<Conversation.Conversation>
+  readonly numRuns?: number
+}
+
+const anyConversation = Arbitrary.make(Conversation.Conversation)
+
+/** Does `error` point into `conversation`, at the block its tag names? */
+const pointsInto = (conversation: Conversation.Conversation, error: ConversionError.EncodeError): void => {
+  const message = conversation[error.messageIndex]
+  assert.isDefined(message, `${error._tag} points at message ${error.messageIndex}`)
+  assert.strictEqual(error.path[0], error.messageIndex)
+  if (error._tag === "UnsupportedMessage") {
+    assert.deepStrictEqual(error.path, [error.messageIndex])
+    return
+  }
+  assert.deepStrictEqual(error.path.slice(0, 3), [error.messageIndex, "blocks", error.blockIndex])
+  const block = message!.blocks[error.blockIndex]
+  assert.isDefined(block, `${error._tag} points at block ${error.blockIndex}`)
+  if (error.path.length > 3) {
+    // inside a tool result: [m, "blocks", b, "blocks", i]
+    assert.strictEqual(block!.type, "tool_result")
+    assert.strictEqual(error.path[3], "blocks")
+    const inner = block!.type === "tool_result" ? block!.blocks[error.path[4] as number] : undefined
+    assert.isDefined(inner)
+    if (error._tag === "UnsupportedBlock" || error._tag === "MisplacedBlock") {
+      assert.strictEqual(inner!.type, error.blockType)
+    }
+  } else if (error._tag === "UnsupportedBlock" || error._tag === "MisplacedBlock") {
+    assert.strictEqual(block!.type, error.blockType)
+  }
+}
+
+/** `conversation` without what `error` points at: a message, a block, or a block inside a tool result. */
+const without = (
+  conversation: Conversation.Conversation,
+  error: ConversionError.EncodeError
+): Conversation.Conversation => {
+  const m = error.messageIndex
+  if (error._tag === "UnsupportedMessage") return conversation.filter((_, i) => i !== m)
+  const b = error.blockIndex
+  const inner = error.path.length > 4 ? error.path[4] as number : undefined
+  return conversation.map((message, i): Message.Message => {
+    if (i !== m) return message
+    const blocks = (message.blocks as ReadonlyArray<Message.Message["blocks"][number]>).flatMap((block, j) => {
+      if (j !== b) return [block]
+      if (inner === undefined || block.type !== "tool_result") return []
+      return [{ ...block, blocks: block.blocks.filter((_, k) => k !== inner) }]
+    })
+    return { ...message, blocks } as Message.Message
+  })
+}
+
+/** The conversation, with what the encoder refuses removed until it encodes with `options`. */
+export const encodable = <Options>(
+  format: Format<Options>,
+  options: Options | undefined,
+  conversations: FastCheck.Arbitrary<Conversation.Conversation> = anyConversation
+): FastCheck.Arbitrary<Conversation.Conversation> =>
+  conversations.map((conversation) => {
+    let current = conversation
+    // every step removes a message or a block (or the error does not point into the conversation,
+    // which law 1 reports): at most one step per message and block
+    const steps = conversation.reduce(
+      (n, m) =>
+        n + 1 + (m.blocks as ReadonlyArray<Message.Message["blocks"][number]>).reduce(
+          (k, b) => k + 1 + (b.type === "tool_result" ? b.blocks.length : 0),
+          0
+        ),
+      1
+    )
+    for (let step = 0; step < steps; step++) {
+      const result = format.encode(current, options)
+      if (Either.isRight(result)) return current
+      current = without(current, result.left)
+    }
+    return assert.fail("the conversation cannot be made encodable by removing what encode points at")
+  })
+
+/** Run the codec laws for one format. */
+export const codecLaws = <Options>(name: string, format: Format<Options>, laws: Laws<Options>): void => {
+  const numRuns = laws.numRuns ?? 100
+  const conversations = laws.conversations ?? anyConversation
+  describe(`${name}: the codec laws`, () => {
+    for (const options of laws.options) {
+      const label = options === undefined ? "defaults" : JSON.stringify(options)
+
+      it.prop(
+        `law 1 (${label}): encode succeeds or fails with one of encodeErrors, at an existing message and block`,
+        [conversations],
+        ([conversation]) => {
+          const result = format.encode(conversation, options)
+          if (Either.isRight(result)) return
+          assert.include(format.encodeErrors, result.left._tag)
+          pointsInto(conversation, result.left)
+        },
+        { fastCheck: { numRuns } }
+      )
+
+      it.prop(
+        `law 2 (${label}): decode(encode(c)) = normalize(c), on conversations that encode`,
+        [encodable(format, options, conversations)],
+        ([conversation]) => {
+          const encoded = format.encode(conversation, options)
+          assert.isTrue(Either.isRight(encoded), "the conversation encodes")
+          if (Either.isLeft(encoded)) return
+          const stored: unknown = JSON.parse(JSON.stringify(encoded.right))
+          if (laws.isWire !== undefined) assert.isTrue(laws.isWire(stored), "the encoded request is the format's input")
+          const decoded = format.decode(stored)
+          if (Either.isLeft(decoded)) assert.fail(`decode failed: ${decoded.left.message}`)
+          assert.deepStrictEqual(decoded.right, laws.normalize(conversation, options))
+        },
+        { fastCheck: { numRuns } }
+      )
+    }
+
+    it.prop(
+      "law 3: decode never throws; it answers a valid conversation or one of decodeErrors",
+      [FastCheck.oneof(FastCheck.anything(), FastCheck.jsonValue())],
+      ([input]) => {
+        const result = format.decode(input)
+        if (Either.isLeft(result)) assert.include(format.decodeErrors, result.left._tag)
+        else assert.isTrue(Either.isRight(Conversation.validate(result.right)))
+      },
+      { fastCheck: { numRuns: numRuns * 2 } }
+    )
+  })
+}
