@@ -147,6 +147,17 @@ const settle = <A>(exit: Exit.Exit<A, unknown>): Promise<A> =>
   Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(rejection(exit.cause))
 
 /**
+ * `fetch`, with a byte body sent as a `Blob`: Node's fetch detaches a `Uint8Array` body when it
+ * sends it, so following a 307/308 (a server's redirect of `/tasks` to its default environment's
+ * `/<env>/tasks`, as the reference answers) fails with "fetch failed"; a `Blob` can be sent again.
+ */
+const replayableFetch: typeof globalThis.fetch = (input, init) =>
+  globalThis.fetch(
+    input,
+    init?.body instanceof Uint8Array ? { ...init, body: new Blob([init.body]) } : init
+  )
+
+/**
  * Connect to a server. Nothing is sent until the first call; configuration errors (a bad
  * `OPENREWARD_URL`, ...) reject the first call.
  *
@@ -154,7 +165,12 @@ const settle = <A>(exit: Exit.Exit<A, unknown>): Promise<A> =>
  * @since 0.2.0
  */
 export const connect = (options?: Options): Client => {
-  const runtime = ManagedRuntime.make(ClientModule.layer(options).pipe(Layer.provide(FetchHttpClient.layer)))
+  const runtime = ManagedRuntime.make(
+    ClientModule.layer(options).pipe(
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(Layer.succeed(FetchHttpClient.Fetch, replayableFetch))
+    )
+  )
   const run = <A, E>(effect: Effect.Effect<A, E, ClientModule.Client>): Promise<A> =>
     runtime.runPromiseExit(effect).then(settle)
   const sessions = new Set<Session>()

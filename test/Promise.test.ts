@@ -56,6 +56,17 @@ describe("Promise API", () => {
     assert.isAbove(sid.length, 0)
   })
 
+  it("without a variant: the server's redirect of /tasks to its default environment is followed, body and all", async () => {
+    // Node's fetch detaches a Uint8Array body when it sends it, so a 308 could not be followed
+    await using client = OpenReward.connect({ baseUrl, apiKey: "" })
+    const env = client.environment("dialogueenv")
+    const tasks = await env.tasks("train")
+    assert.strictEqual(tasks.length, 1)
+    const task = tasks[0]
+    await using session = await env.session(task!)
+    assert.deepStrictEqual((await session.listTools()).map((t) => t.name), ["submit"])
+  })
+
   it("a failure rejects with the tagged error itself", async () => {
     const client = OpenReward.connect({ baseUrl, apiKey: "" })
     try {
