@@ -1,11 +1,13 @@
 /**
  * `npm run demo`: the whole library in one run.
  *
- * 1. Serve the example environments (examples/support.ts) over the OpenReward HTTP protocol on
- *    localhost.
+ * 1. Serve the two example environments it uses (examples/support.ts) over the OpenReward HTTP
+ *    protocol on localhost.
  * 2. As a harness would, open a session on the seed page's support task, read its conversation in
  *    every format (and the tagged error where a format cannot hold it) and as the flattened `/prompt`,
- *    list its tools, submit an answer and print the reward.
+ *    list its tools, submit an answer and print the reward. There is no model here: the answers are
+ *    scripted, so the demo runs offline; docs/harness.md and examples/agent-*.ts put a real SDK in
+ *    the loop (against a loopback stand-in of the provider's API).
  * 3. Do the same for the conversation with reasoning and tool history, where `google` cannot hold the
  *    reasoning and says so.
  * 4. Shut down cleanly: closing the scope deletes the sessions, runs their teardown, and stops the
@@ -23,7 +25,10 @@ import * as Client from "openreward-effect/Client"
 import * as Conversation from "openreward-effect/Conversation"
 import * as Format from "openreward-effect/Format"
 import * as Server from "openreward-effect/Server"
-import { environments } from "./support.js"
+import { environments as all } from "./support.js"
+
+/** The environments the demo drives (examples/support.ts also has a prompt-only trivia one). */
+const environments = all.filter((env) => env.name === "DialogueEnv" || env.name === "TranscriptEnv")
 
 const bold = (s: string) => process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s
 const dim = (s: string) => process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s
@@ -87,6 +92,9 @@ const program = Effect.gen(function*() {
   const { address } = yield* HttpServer.HttpServer
   const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
   yield* Console.log(bold(`Serving ${environments.map((e) => e.name.toLowerCase()).join(", ")} on ${baseUrl}`))
+  yield* Console.log(
+    dim("No model in this demo: each episode's answer is scripted (see docs/harness.md for real SDKs).")
+  )
 
   const client = yield* Client.Client
   const rewards = [
