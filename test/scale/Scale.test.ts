@@ -218,6 +218,10 @@ describe("scale-out behind nginx", () => {
           if (terminated(rollout)) {
             assert.strictEqual(rollout.error, error, JSON.stringify(rollout))
             assert.isBelow(rollout.replicas.length, steps)
+          } else if (keyOf(rollout.sid) === "r2" && rollout.error !== null) {
+            // its last call finished on r2 just before the kill, but the answer (or the session's
+            // delete) was still in flight: the client sees the session end, as it should
+            assert.strictEqual(rollout.error, error, JSON.stringify(rollout))
           } else {
             assert.isNull(rollout.error, JSON.stringify(rollout))
             assert.strictEqual(rollout.replicas.length, steps)
