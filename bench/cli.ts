@@ -11,7 +11,8 @@
  *
  * Before anything is timed, every direction's output is checked to be byte for byte the
  * hand-written converter's. Options: `--conversations=N`, `--runs=N` (timed runs per variant,
- * the median is reported), `--no-build` (use dist/ as it is), `--no-npm`, `--big`,
+ * the median is reported), `--no-build` (use dist/ as it is), `--no-npm`, `--big`, `--startup-only`,
+ * `--only=openai,google,...` (only the directions to those targets or from those sources),
  * `--cli=PATH` (another compiled CLI, e.g. an older build, in place of dist/bin/cli.js).
  */
 import { execFileSync, spawn } from "node:child_process"
@@ -184,6 +185,11 @@ const name = (d: Direction) => d.from === "canonical" ? `--to ${d.to}` : `--from
 
 const main = async () => {
   if (argv.includes("--startup-only")) directions.length = 0
+  const only = option("only", "")
+  if (only !== "") {
+    const keep = directions.filter((d) => only.split(",").includes(d.from === "canonical" ? d.to : d.from))
+    directions.splice(0, directions.length, ...keep)
+  }
   process.stderr.write("checking that every direction writes the hand-written converter's output ...\n")
   for (const d of directions) {
     const [hand, ours] = [
