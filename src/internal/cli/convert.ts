@@ -5,7 +5,7 @@
  * size, and its whole job is I/O around one library call (`read` then `write`, which return an
  * `Either` and never throw). It reads with backpressure (`for await` over the input pulls a chunk
  * only when the previous one is converted), keeps at most one chunk and one partial line of input
- * in memory, and writes output in chunks of about 1 MiB, waiting for `drain` when the reader is
+ * in memory, and writes output in chunks of about 64 KiB, waiting for `drain` when the reader is
  * slower than we are. Only the codecs the command names are imported.
  *
  * @internal
@@ -179,7 +179,15 @@ const converter = (options: Options, read: Read, write: Write, space: number | u
 
 const drain = (stream: NodeJS.WritableStream): Promise<void> => new Promise((resolve) => stream.once("drain", resolve))
 
-const chunkSize = 1 << 20
+/**
+ * Output is written once this much is pending (and after each input chunk that completes it). Small
+ * on purpose, like the input chunks (64 KiB, main.ts): what is still held when the young
+ * generation is next collected gets copied to the old one, so a chunk of input or output that
+ * outlives a collection costs its size in the old generation until the next full collection.
+ * With 1 MiB chunks every scavenge promoted about 2 MiB, and the heap grew to 90 MB between full
+ * collections (docs/performance.md, "Whole-process convert").
+ */
+const flushAt = 1 << 16
 
 /** Run `convert`; resolves to the exit code (0, or 1 when a conversation failed). */
 export const run = async (options: Options, io: Io): Promise<number> => {
@@ -197,13 +205,11 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   }
 
   const convertOne = converter(options, read, write, undefined)
-  let out: Array<string> = []
-  let pending = 0
+  let out = ""
   const flush = async () => {
     if (out.length === 0) return
-    const text = out.join("")
-    out = []
-    pending = 0
+    const text = out
+    out = ""
     if (!io.stdout.write(text)) await drain(io.stdout)
   }
   let lineNumber = 0
@@ -212,29 +218,42 @@ export const run = async (options: Options, io: Io): Promise<number> => {
     if (text.length === 0 || (text.trim().length === 0)) return
     const outcome = convertOne(text, lineNumber)
     if (outcome.ok) {
-      out.push(outcome.json, "\n")
-      pending += outcome.json.length + 1
+      out += outcome.json + "\n"
     } else {
       failures++
       io.stderr.write(outcome.error + "\n")
     }
   }
   const decoder = new StringDecoder("utf8")
-  let rest = ""
+  // the start of a line that later chunks continue, in pieces: each chunk is searched for newlines
+  // once, so a line of any length costs time in proportion to its length
+  let partial: Array<string> = []
   for await (const chunk of io.input) {
-    const text = rest + (typeof chunk === "string" ? chunk : decoder.write(chunk))
-    let start = 0
+    const text = typeof chunk === "string" ? chunk : decoder.write(chunk)
     let end = text.indexOf("\n")
+    if (end === -1) {
+      if (text.length > 0) partial.push(text)
+      continue
+    }
+    if (partial.length === 0) line(text.slice(0, end))
+    else {
+      partial.push(text.slice(0, end))
+      line(partial.join(""))
+      partial = []
+    }
+    let start = end + 1
+    end = text.indexOf("\n", start)
     while (end !== -1) {
       line(text.slice(start, end))
       start = end + 1
       end = text.indexOf("\n", start)
     }
-    rest = start === 0 ? text : text.slice(start)
-    if (pending >= chunkSize) await flush()
+    if (start < text.length) partial.push(text.slice(start))
+    if (out.length >= flushAt) await flush()
   }
-  rest += decoder.end()
-  if (rest.length > 0) line(rest)
+  partial.push(decoder.end())
+  const last = partial.join("")
+  if (last.length > 0) line(last)
   await flush()
   return failures > 0 ? 1 : 0
 }

@@ -94,7 +94,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
   const Convert = await import("./convert.js")
   const input = positional === undefined || positional === "-"
     ? io.stdin
-    : fs.createReadStream(positional, { highWaterMark: 1 << 20 })
+    : fs.createReadStream(positional, { highWaterMark: 1 << 16 })
   return Convert.run({
     from: values["from"] as Args.Source,
     to: values["to"] as Args.Target,
