@@ -36,6 +36,27 @@ const unreadable = (file: string): string | undefined => {
 }
 
 /**
+ * A file's bytes in chunks of 64 KiB, read synchronously: a `convert` has nothing else to do while
+ * it waits, and a synchronous read of a file in the page cache takes microseconds where a stream's
+ * read goes through libuv's thread pool and back, which left the process idle for a quarter of a
+ * run on a busy machine (docs/performance.md, "Whole-process convert"). One buffer is reused:
+ * `convert` decodes each chunk before it asks for the next.
+ */
+async function* readChunks(file: string): AsyncGenerator<Buffer> {
+  const fd = fs.openSync(file, "r")
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 16)
+    for (;;) {
+      const read = fs.readSync(fd, buffer, 0, buffer.length, null)
+      if (read === 0) return
+      yield buffer.subarray(0, read)
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
  * Run the command line `argv` (without node and the script). Resolves to the exit code, or to
  * `undefined` for `serve`, which owns the process from then on.
  */
@@ -92,9 +113,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     return options
   }
   const Convert = await import("./convert.js")
-  const input = positional === undefined || positional === "-"
-    ? io.stdin
-    : fs.createReadStream(positional, { highWaterMark: 1 << 16 })
+  const input = positional === undefined || positional === "-" ? io.stdin : readChunks(positional)
   return Convert.run({
     from: values["from"] as Args.Source,
     to: values["to"] as Args.Target,
