@@ -180,12 +180,11 @@ const converter = (options: Options, read: Read, write: Write, space: number | u
 const drain = (stream: NodeJS.WritableStream): Promise<void> => new Promise((resolve) => stream.once("drain", resolve))
 
 /**
- * Output is written once this much is pending (and after each input chunk that completes it). Small
- * on purpose, like the input chunks (64 KiB, main.ts): what is still held when the young
- * generation is next collected gets copied to the old one, so a chunk of input or output that
- * outlives a collection costs its size in the old generation until the next full collection.
- * With 1 MiB chunks every scavenge promoted about 2 MiB, and the heap grew to 90 MB between full
- * collections (docs/performance.md, "Whole-process convert").
+ * Input is decoded, and output written once pending, this much at a time. Small on purpose: what
+ * is still held when the young generation is next collected gets copied to the old one, so a
+ * string of input or output that outlives a collection costs its size in the old generation until
+ * the next full collection. With 1 MiB strings every scavenge promoted about 2 MiB, and the heap
+ * grew to 90 MB between full collections (docs/performance.md, "Whole-process convert").
  */
 const flushAt = 1 << 16
 
@@ -228,12 +227,11 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   // the start of a line that later chunks continue, in pieces: each chunk is searched for newlines
   // once, so a line of any length costs time in proportion to its length
   let partial: Array<string> = []
-  for await (const chunk of io.input) {
-    const text = typeof chunk === "string" ? chunk : decoder.write(chunk)
+  const lines = async (text: string) => {
     let end = text.indexOf("\n")
     if (end === -1) {
       if (text.length > 0) partial.push(text)
-      continue
+      return
     }
     if (partial.length === 0) line(text.slice(0, end))
     else {
@@ -250,6 +248,13 @@ export const run = async (options: Options, io: Io): Promise<number> => {
     }
     if (start < text.length) partial.push(text.slice(start))
     if (out.length >= flushAt) await flush()
+  }
+  for await (const chunk of io.input) {
+    if (typeof chunk === "string") await lines(chunk)
+    else {
+      // a large chunk (a file is read 1 MiB at a time) is decoded a slice at a time
+      for (let at = 0; at < chunk.length; at += flushAt) await lines(decoder.write(chunk.subarray(at, at + flushAt)))
+    }
   }
   partial.push(decoder.end())
   const last = partial.join("")

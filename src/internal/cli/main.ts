@@ -36,23 +36,30 @@ const unreadable = (file: string): string | undefined => {
 }
 
 /**
- * A file's bytes in chunks of 64 KiB, read synchronously: a `convert` has nothing else to do while
- * it waits, and a synchronous read of a file in the page cache takes microseconds where a stream's
- * read goes through libuv's thread pool and back, which left the process idle for a quarter of a
- * run on a busy machine (docs/performance.md, "Whole-process convert"). One buffer is reused:
- * `convert` decodes each chunk before it asks for the next.
+ * A file's bytes, 1 MiB at a time, each read issued while the previous chunk is converted, into two
+ * buffers used in turn. A read stream would allocate a buffer per chunk, and a chunk that outlives
+ * a young-generation collection (a 1 MiB one does) keeps its memory until the next full one: peak
+ * RSS grew by 30-50 MB with it (docs/performance.md, "Whole-process convert"). `convert` is done
+ * with a chunk when it asks for the next one, so that buffer is free to fill again.
  */
 async function* readChunks(file: string): AsyncGenerator<Buffer> {
-  const fd = fs.openSync(file, "r")
+  const handle = await fs.promises.open(file, "r")
+  const buffers = [Buffer.allocUnsafe(1 << 20), Buffer.allocUnsafe(1 << 20)] as const
+  let which = 0
+  let pending = handle.read(buffers[0], 0, buffers[0].length, null)
   try {
-    const buffer = Buffer.allocUnsafe(1 << 16)
     for (;;) {
-      const read = fs.readSync(fd, buffer, 0, buffer.length, null)
-      if (read === 0) return
-      yield buffer.subarray(0, read)
+      const { bytesRead } = await pending
+      if (bytesRead === 0) return
+      const chunk = buffers[which]!.subarray(0, bytesRead)
+      which = 1 - which
+      pending = handle.read(buffers[which]!, 0, buffers[which]!.length, null)
+      yield chunk
     }
   } finally {
-    fs.closeSync(fd)
+    // a read still in flight (the consumer stopped early, or a read failed) settles before closing
+    await pending.catch(() => undefined)
+    await handle.close()
   }
 }
 
@@ -113,7 +120,9 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     return options
   }
   const Convert = await import("./convert.js")
-  const input = positional === undefined || positional === "-" ? io.stdin : readChunks(positional)
+  const input = positional === undefined || positional === "-"
+    ? io.stdin
+    : readChunks(positional)
   return Convert.run({
     from: values["from"] as Args.Source,
     to: values["to"] as Args.Target,
