@@ -67,8 +67,9 @@ export type Any = Codec<unknown, any, any>
  * `input`'s parse issue; for input that is well formed but cannot be converted, and for any encoding
  * failure, the parse issue's message is the tagged error's message. Use the codec functions directly
  * when you need the tagged error itself, or for untrusted input: a Schema decode recurses once per
- * level of nesting and overflows the stack (a `RangeError`) on input nested about a thousand levels
- * deep, where `decode` first rejects input nested more than 512 levels as a `MalformedInput`.
+ * level of nesting and overflows the stack (a `RangeError`) on a JSON value nested about a thousand
+ * levels deep where `input` walks one (tool-call input), where `decode` first rejects input nested
+ * more than 512 levels as a `MalformedInput`.
  *
  * The compiler checks that what the codec writes (`Wire`) is what `input` accepts.
  *
