@@ -519,11 +519,7 @@ export const Request = Schema.Struct({
 export interface Request extends Schema.Schema.Type<typeof Request> {}
 
 /**
- * Everything {@link decode} reads, as one Schema that only validates: a request body (`system`,
- * `messages`, and the request parameters of {@link requestKeys}, accepted and ignored) or a bare
- * `messages` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
- * `Schema.encodedSchema` of that describe the wire. Exported as `Input` (the module's decoder
- * uses that name for an internal helper).
+ * Exported as {@link Input} (the module's decoder uses that name for an internal helper).
  *
  * @category schemas
  * @since 0.2.0
@@ -537,6 +533,8 @@ const AnthropicInput = Schema.Union(
 ).annotations({ identifier: "AnthropicInput" })
 
 /**
+ * The type of {@link Input}.
+ *
  * @category models
  * @since 0.2.0
  */
@@ -544,7 +542,10 @@ type AnthropicInput = typeof AnthropicInput.Type
 
 export {
   /**
-   * Everything {@link decode} reads: a request body or a bare `messages` array (see `AnthropicInput`).
+   * Everything {@link decode} reads, as one Schema that only validates: a request body (`system`,
+   * `messages`, and the request parameters of {@link requestKeys}, accepted and ignored) or a bare
+   * `messages` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
+   * `Schema.encodedSchema` of that describe the wire. `Input` is its type too.
    *
    * @category schemas
    * @since 0.2.0
