@@ -3,7 +3,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it, layer } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -16,6 +18,7 @@ import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as fs from "node:fs"
 import * as Http from "node:http"
+import * as net from "node:net"
 import * as path from "node:path"
 import * as Block from "openreward-effect/Block"
 import * as Client from "openreward-effect/Client"
@@ -69,6 +72,24 @@ const advance = (duration: Duration.DurationInput, step = 100) =>
 
 const paths = (server: FakeServer) => server.log.map((r) => `${r.method} ${r.path}`)
 
+/**
+ * Wait for `fiber`, whose requests go over real sockets: whenever the client sleeps (a retry's
+ * delay; sleeps more than 10 s away, such as the next ping, are left alone), move the test clock
+ * to the end of the sleep at once, else let real time pass for the I/O. `step` runs each turn.
+ */
+const drive = <A, E>(fiber: Fiber.Fiber<A, E>, step: () => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const exit = yield* Fiber.poll(fiber)
+      if (Option.isSome(exit)) return exit.value
+      yield* step()
+      const now = yield* Clock.currentTimeMillis
+      const next = Math.min(...(yield* TestClock.sleeps()))
+      if (next <= now + 10_000) yield* TestClock.setTime(next)
+      else yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 2)))
+    }
+  })
+
 const failure = <A, E>(exit: Exit.Exit<A, E>): E => {
   if (Exit.isSuccess(exit)) assert.fail("expected a failure")
   const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
@@ -81,9 +102,15 @@ const dialogueConversation = Either.getOrThrow(dialogue).conversation
 const plainConversation = Prompt.toConversation(Either.getOrThrow(Prompt.decodeLenient(plainPrompt)).prompt)
 
 // -----------------------------------------------------------------------------
-// environment
+// against the fake server: answers this library's server never gives
 // -----------------------------------------------------------------------------
 
+// Each describe below runs on the in-memory fake (test/client/FakeServer.ts) because what it checks
+// is the client's answer to something a real server of this library cannot be made to send: a
+// gateway's or proxy's statuses, a stream broken or stalled mid-call, malformed or oddly framed
+// bodies, older or newer servers' answers. The comment on each says which.
+
+// Fake: tool specs with a field (`strict`) and a key order this server never writes.
 describe("Environment", () => {
   it.effect("listTools keeps the server's key order, which every tool format writes back as the reference does", () => {
     const { run, server } = setup()
@@ -106,10 +133,7 @@ describe("Environment", () => {
   })
 })
 
-// -----------------------------------------------------------------------------
-// sessions
-// -----------------------------------------------------------------------------
-
+// Fake: a `/delete` answering 400 and a `/delete_session` whose connection is refused.
 describe("Session lifecycle", () => {
   it.effect("session errors on close are swallowed", () => {
     const { run, server } = setup()
@@ -128,6 +152,8 @@ describe("Session lifecycle", () => {
   })
 })
 
+// Fake: blocks of types from a newer server (`video`, `hologram`), and older servers without
+// `/messages` (404, also after the redirect of a bare path).
 describe("Session.getPrompt and getMessages", () => {
   it.effect("getPrompt keeps text and image blocks and skips the rest", () => {
     const { run } = setup()
@@ -198,6 +224,7 @@ describe("Session.getPrompt and getMessages", () => {
   })
 })
 
+// Fake: an older server without `/task_tools` and without `message_block_types`.
 describe("Session.listTools", () => {
   it.effect("falls back to /tools once /task_tools is 404; no message_block_types means text and image", () => {
     const { run, server } = setup()
@@ -223,6 +250,8 @@ describe("Session.listTools", () => {
   })
 })
 
+// Fake: output blocks of a newer server's types, an older server's refusals without `reason`, a
+// result that is not JSON.
 describe("Session.callTool", () => {
   it.effect("a newer server's unknown output blocks are skipped", () => {
     const { run } = setup()
@@ -267,6 +296,9 @@ describe("Session.callTool", () => {
   })
 })
 
+// Fake: SSE framings this server does not write (CR and CRLF line ends, a keep-alive comment before
+// every event, bodies cut into 1- and 7-character reads, results cut into tiny chunks that start
+// with spaces).
 describe("Server-sent events", () => {
   const framings = [
     { name: "CRLF", eol: "\r\n" },
@@ -308,6 +340,8 @@ describe("Server-sent events", () => {
     }))
 })
 
+// Fake: a gateway's 429, 502, 503 and 504 (with and without Retry-After, a backend still starting),
+// a 500 at a given moment, and refused connections, each scripted for one request.
 describe("Retries", () => {
   it.effect("429 then 503, then success: retried after 1 s and 2 s", () => {
     const { run, server } = setup()
@@ -347,23 +381,6 @@ describe("Retries", () => {
     )
   })
 
-  it.effect("a 500 is the environment's own code failing: not retried", () => {
-    const { run, server } = setup()
-    server.fail("GET /plain/prompt", {
-      kind: "status",
-      status: 500,
-      body: JSON.stringify({ detail: "KeyError: 'x'" })
-    })
-    return run((client) =>
-      Effect.scoped(Effect.gen(function*() {
-        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
-        const error = failure(yield* Effect.exit(session.getPrompt))
-        assert.strictEqual(error.message, `GET ${BASE}/plain/prompt: HTTP 500: KeyError: 'x'`)
-        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 1)
-      }))
-    )
-  })
-
   it.effect("Retry-After is honoured (capped at 10 s)", () => {
     const { run, server } = setup()
     server.fail("GET /plain/prompt", { kind: "status", status: 429, headers: { "Retry-After": "7" } }, {
@@ -387,45 +404,10 @@ describe("Retries", () => {
       }))
     )
   })
-
-  it.effect("a server that is still starting is waited for beyond the retry count", () => {
-    const { run, server } = setup()
-    const starting = {
-      kind: "status",
-      status: 503,
-      body: JSON.stringify({ detail: "Environment still starting." }),
-      headers: { "X-Backend-State": "starting", "Retry-After": "2" }
-    } as const
-    server.fail("GET /plain/prompt", starting, starting, starting, starting, starting, starting)
-    return run((client) =>
-      Effect.scoped(Effect.gen(function*() {
-        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
-        const fiber = yield* Effect.fork(session.getPrompt)
-        yield* advance("13 seconds")
-        assert.strictEqual((yield* Fiber.join(fiber)).length, 2)
-        assert.strictEqual(server.requests("GET", "/plain/prompt").length, 7)
-      }))
-    )
-  })
-
-  it.effect("a refused connection is retried, then reported as a TransportError", () => {
-    const { run, server } = setup()
-    server.fail("POST /create_session", { kind: "refuse" }, { kind: "refuse" }, { kind: "refuse" }, { kind: "refuse" })
-    return run((client) =>
-      Effect.gen(function*() {
-        const fiber = yield* Effect.fork(Effect.exit(client.environment("dialogue").splits))
-        yield* advance("5 seconds")
-        const error = failure(yield* Fiber.join(fiber))
-        assert.strictEqual(error._tag, "TransportError")
-        if (error._tag !== "TransportError") return
-        assert.strictEqual(error.retries, 3)
-        assert.include(error.message, "ECONNREFUSED")
-        assert.strictEqual(server.requests("POST", "/create_session").length, 4)
-      })
-    )
-  })
 })
 
+// Fake: `/call` streams dropped before or after the `task_id` event or stalled mid-call, an error
+// status before the stream, and a server that forgot a task mid-call.
 describe("Resuming /call", () => {
   it.effect("a connection lost after the task_id is resumed with it: the tool runs once", () => {
     const { run, server } = setup()
@@ -530,6 +512,7 @@ describe("Resuming /call", () => {
   })
 })
 
+// Fake: pings that fail (404, 400) at chosen moments while a call's stream stalls.
 describe("Termination", () => {
   it.effect("pings that keep failing terminate the session, and interrupt a call in flight", () => {
     const { run, server } = setup()
@@ -576,6 +559,8 @@ describe("Termination", () => {
   })
 })
 
+// Fake: a gateway's answers (an HTML body, an unknown deployment) and a body that breaks the
+// protocol's shape; and the errors' own encoding, with no server.
 describe("Error mapping", () => {
   const answer = (status: number, body: string) => {
     const { run, server } = setup()
@@ -633,6 +618,7 @@ describe("Error mapping", () => {
   })
 })
 
+// No server: where the client's settings come from.
 describe("Configuration", () => {
   it.effect("derives the sessions host from OPENREWARD_URL, as the reference does", () =>
     Effect.gen(function*() {
@@ -654,6 +640,104 @@ describe("Configuration", () => {
     ))
 })
 
+describe("Against this library's server", () => {
+  const Order = Schema.Struct({ order: Schema.String })
+  const Support = Environment.make({
+    name: "Support",
+    task: Order,
+    splits: ["train"],
+    tasks: { train: [{ order: "4411" }, { order: "12" }] },
+    messages: ({ task }) => [
+      Message.system("You are a support agent for Acme."),
+      Message.user(`My order #${task.order} hasn't arrived.`),
+      Message.assistant([
+        Block.reasoning("Check the carrier."),
+        Block.toolCall("tc_1", "track", { order: task.order })
+      ]),
+      Message.user([Block.toolResult("tc_1", "stalled at hub")])
+    ],
+    tools: [
+      Tool.make("reply", {
+        description: "Reply to the customer.",
+        input: Schema.Struct({ text: Schema.String }),
+        handler: ({ text }, session: Environment.Session<typeof Order.Type>) =>
+          Tool.output("sent", { reward: text.includes(session.task.order) ? 1 : 0, finished: true })
+      }),
+      Tool.make("crash", { handler: () => Effect.die(new Error("the tracker is down")) })
+    ]
+  })
+  const ServerLive = Server.layer([Support]).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0 }))
+  )
+
+  it.live("a session end to end over a loopback socket", () =>
+    Effect.gen(function*() {
+      const { address } = yield* HttpServer.HttpServer
+      const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : assert.fail("no port")
+      yield* Effect.gen(function*() {
+        const client = yield* Client.Client
+        const env = client.environment("support")
+        assert.deepStrictEqual(yield* env.numTasks("train"), 2)
+        const task = yield* env.task("train", 0)
+        assert.deepStrictEqual(task.spec, { order: "4411" })
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session(task)
+          const conversation = yield* session.getMessages()
+          assert.strictEqual(conversation.length, 4)
+          for (const provider of ["openai", "openrouter", "anthropic"] as const) {
+            assert.deepStrictEqual(
+              yield* session.getMessages({ format: provider }),
+              Either.getOrThrow(Format.encode(provider, conversation))
+            )
+          }
+          assert.strictEqual(
+            failure(yield* Effect.exit(session.getMessages({ format: "google" })))._tag,
+            "ConversionFailed"
+          )
+          assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
+          const tools = yield* session.listTools({ format: "openai" })
+          assert.deepStrictEqual(tools.map((t) => t.name), ["crash", "reply"])
+          const output = yield* session.callTool("reply", { text: "Order 4411 is at the hub." })
+          assert.strictEqual(output.reward, 1)
+          const refused = failure(yield* Effect.exit(session.callTool("reply", { text: "again" })))
+          assert.strictEqual(refused._tag === "ToolCallError" && refused.reason, "episode_finished")
+        }))
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session({ split: "train", index: 1 })
+          const crashed = failure(yield* Effect.exit(session.callTool("crash")))
+          assert.strictEqual(crashed._tag, "ToolFailed")
+          assert.strictEqual(failure(yield* Effect.exit(session.getPrompt))._tag, "SessionTerminated")
+        }))
+      }).pipe(Effect.provide(Client.layer({ baseUrl, apiKey: "" })))
+    }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped))
+})
+
+describe("Over real sockets, with no server", () => {
+  it.effect("a refused connection is retried, then reported as a TransportError", () =>
+    Effect.gen(function*() {
+      // A port nothing listens on any more.
+      const port = yield* Effect.promise(() =>
+        new Promise<number>((resolve) => {
+          const listener = net.createServer().listen(0, "127.0.0.1", () => {
+            const { port } = listener.address() as net.AddressInfo
+            listener.close(() => resolve(port))
+          })
+        })
+      )
+      const recorded = TestServer.recorder(yield* HttpClient.HttpClient)
+      const client = yield* Client.make({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "k" }).pipe(
+        Effect.provideService(HttpClient.HttpClient, recorded.http)
+      )
+      const fiber = yield* Effect.fork(client.environment("dialogue").splits)
+      const error = failure(yield* drive(fiber))
+      assert.strictEqual(error._tag, "TransportError")
+      if (error._tag !== "TransportError") return
+      assert.strictEqual(error.retries, 3)
+      assert.include(error.message, "ECONNREFUSED")
+      assert.strictEqual(recorded.requests("POST", "/create_session").length, 4)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
 // -----------------------------------------------------------------------------
 // against this library's real server
 // -----------------------------------------------------------------------------
@@ -662,6 +746,10 @@ describe("Configuration", () => {
 // server answers) runs against the real `Server.layer` on a loopback port: one server for these
 // describes, on the live clock, so that a test moving its own TestClock moves only the client's.
 // What a test checks of the wire, it reads from the requests the client recorded.
+//
+// These `layer(...)` blocks come last: each replaces the methods of the `it` that @effect/vitest
+// exports (it assigns its own `effect`, bound to its server, onto that shared object), so an
+// `it.effect` written after one would run on that block's server, without the test services.
 
 const realPlainConversation = Prompt.toConversation(TestServer.plainPrompt)
 
@@ -1026,6 +1114,18 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
       }))
   })
 
+  describe("Retries", () => {
+    it.effect("a 500 is the environment's own code failing: not retried", () =>
+      Effect.gen(function*() {
+        const { baseUrl, client, requests } = yield* TestServer.connect()
+        // The task has no question: the environment's prompt raises.
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 2 })
+        const error = failure(yield* Effect.exit(session.getPrompt))
+        assert.strictEqual(error.message, `GET ${baseUrl}/plain/prompt: HTTP 500: KeyError: 'question'`)
+        assert.strictEqual(requests("GET", "/plain/prompt").length, 1)
+      }).pipe(Effect.scoped))
+  })
+
   describe("Error mapping", () => {
     it.effect("a string detail, a structured detail", () =>
       Effect.gen(function*() {
@@ -1104,74 +1204,21 @@ layer(TestServer.layer({ routeKey: "r1" }), { excludeTestServices: true })("Real
     }).pipe(Effect.scoped))
 })
 
-describe("Against this library's server", () => {
-  const Order = Schema.Struct({ order: Schema.String })
-  const Support = Environment.make({
-    name: "Support",
-    task: Order,
-    splits: ["train"],
-    tasks: { train: [{ order: "4411" }, { order: "12" }] },
-    messages: ({ task }) => [
-      Message.system("You are a support agent for Acme."),
-      Message.user(`My order #${task.order} hasn't arrived.`),
-      Message.assistant([
-        Block.reasoning("Check the carrier."),
-        Block.toolCall("tc_1", "track", { order: task.order })
-      ]),
-      Message.user([Block.toolResult("tc_1", "stalled at hub")])
-    ],
-    tools: [
-      Tool.make("reply", {
-        description: "Reply to the customer.",
-        input: Schema.Struct({ text: Schema.String }),
-        handler: ({ text }, session: Environment.Session<typeof Order.Type>) =>
-          Tool.output("sent", { reward: text.includes(session.task.order) ? 1 : 0, finished: true })
-      }),
-      Tool.make("crash", { handler: () => Effect.die(new Error("the tracker is down")) })
-    ]
-  })
-  const ServerLive = Server.layer([Support]).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0 }))
-  )
-
-  it.live("a session end to end over a loopback socket", () =>
+layer(TestServer.layerSlow, { excludeTestServices: true })("Real server with slow setups", (it) => {
+  it.effect("a server that is still starting is waited for beyond the retry count", () =>
     Effect.gen(function*() {
-      const { address } = yield* HttpServer.HttpServer
-      const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : assert.fail("no port")
-      yield* Effect.gen(function*() {
-        const client = yield* Client.Client
-        const env = client.environment("support")
-        assert.deepStrictEqual(yield* env.numTasks("train"), 2)
-        const task = yield* env.task("train", 0)
-        assert.deepStrictEqual(task.spec, { order: "4411" })
-        yield* Effect.scoped(Effect.gen(function*() {
-          const session = yield* env.session(task)
-          const conversation = yield* session.getMessages()
-          assert.strictEqual(conversation.length, 4)
-          for (const provider of ["openai", "openrouter", "anthropic"] as const) {
-            assert.deepStrictEqual(
-              yield* session.getMessages({ format: provider }),
-              Either.getOrThrow(Format.encode(provider, conversation))
-            )
-          }
-          assert.strictEqual(
-            failure(yield* Effect.exit(session.getMessages({ format: "google" })))._tag,
-            "ConversionFailed"
-          )
-          assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
-          const tools = yield* session.listTools({ format: "openai" })
-          assert.deepStrictEqual(tools.map((t) => t.name), ["crash", "reply"])
-          const output = yield* session.callTool("reply", { text: "Order 4411 is at the hub." })
-          assert.strictEqual(output.reward, 1)
-          const refused = failure(yield* Effect.exit(session.callTool("reply", { text: "again" })))
-          assert.strictEqual(refused._tag === "ToolCallError" && refused.reason, "episode_finished")
-        }))
-        yield* Effect.scoped(Effect.gen(function*() {
-          const session = yield* env.session({ split: "train", index: 1 })
-          const crashed = failure(yield* Effect.exit(session.callTool("crash")))
-          assert.strictEqual(crashed._tag, "ToolFailed")
-          assert.strictEqual(failure(yield* Effect.exit(session.getPrompt))._tag, "SessionTerminated")
-        }))
-      }).pipe(Effect.provide(Client.layer({ baseUrl, apiKey: "" })))
-    }).pipe(Effect.provide(ServerLive), Effect.provide(NodeHttpClient.layerUndici), Effect.scoped))
+      // One ping, at the start: this test moves the clock only to the client's retries.
+      const { client, requests } = yield* TestServer.connect({ pingInterval: "1 hour" })
+      const session = yield* client.environment("slow", { variant: "slow" }).session({ split: "train", index: 0 })
+      const prompts = () => requests("GET", "/slow/prompt")
+      const fiber = yield* Effect.fork(session.getPrompt)
+      // The server answers 503 "still starting" (Retry-After: 2) while the setup runs: six times,
+      // beyond the three retries, then the setup finishes.
+      const exit = yield* drive(fiber, () =>
+        prompts().filter((r) => r.status === 503).length === 6
+          ? Effect.asVoid(Deferred.succeed(TestServer.setupLatch, undefined))
+          : Effect.void)
+      assert.deepStrictEqual(Exit.map(exit, (prompt) => prompt.length), Exit.succeed(2))
+      assert.deepStrictEqual(prompts().map((r) => r.status), [503, 503, 503, 503, 503, 503, 200])
+    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
 })

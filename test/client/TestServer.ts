@@ -13,7 +13,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
@@ -31,6 +33,10 @@ export const tasks = [{ id: "t0", question: "2+2" }, { id: "t1", question: "3+3"
 
 class ValueError extends Error {
   override name = "ValueError"
+}
+
+class KeyError extends Error {
+  override name = "KeyError"
 }
 
 const tools = [
@@ -72,13 +78,29 @@ export const Plain = Environment.make({
   task: Task,
   splits: ["train", "test"],
   tasks: { train: tasks, test: [] },
+  // A task without a question breaks the environment's own code: the server answers 500.
+  prompt: ({ task }) =>
+    task.question === undefined ? Effect.die(new KeyError("'question'")) : Effect.succeed(plainPrompt),
+  tools
+})
+
+/** Opened to let the `slow` environment's setups finish. */
+export const setupLatch = Deferred.unsafeMake<void>(FiberId.none)
+
+/** `slow`: every session's setup waits for {@link setupLatch}. */
+export const Slow = Environment.make({
+  name: "slow",
+  task: Task,
+  splits: ["train"],
+  tasks: { train: tasks },
+  setup: () => Deferred.await(setupLatch),
   prompt: () => plainPrompt,
   tools
 })
 
-/** A real server for `dialogue` and `plain` on a free loopback port, and an HTTP client. */
-export const layer = (options?: Server.Options) =>
-  Server.layer([Dialogue, Plain], options).pipe(
+/** A real server for `environments` on a free loopback port, and an HTTP client. */
+const serve = <const Envs extends ReadonlyArray<Environment.Any>>(environments: Envs, options?: Server.Options) =>
+  Server.layer(environments, options).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => Server.withClientErrors(Http.createServer()), {
       port: 0,
       host: "127.0.0.1"
@@ -87,6 +109,12 @@ export const layer = (options?: Server.Options) =>
     // The server's warnings (a tool that raised, ...) and the client's are what the tests provoke.
     Layer.provideMerge(Logger.remove(Logger.defaultLogger))
   )
+
+/** A real server for `dialogue` and `plain`, and an HTTP client. */
+export const layer = (options?: Server.Options) => serve([Dialogue, Plain], options)
+
+/** A real server for `slow` whose session requests wait 50 ms for a setup, and an HTTP client. */
+export const layerSlow = serve([Slow], { setupWaitTimeout: "50 millis" })
 
 export interface Recorded {
   readonly method: string
@@ -120,9 +148,10 @@ export const recorder = (http: HttpClient.HttpClient) => {
       Effect.suspend(() => {
         const entry = record(request)
         log.push(entry)
-        return Effect.tap(response, (r) => {
-          entry.status = r.status
-        })
+        return Effect.tap(response, (r) =>
+          Effect.sync(() => {
+            entry.status = r.status
+          }))
       })
   )
   return {
