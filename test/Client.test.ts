@@ -2,7 +2,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
@@ -34,6 +34,7 @@ import * as Tool from "openreward-effect/Tool"
 import * as ToolFormat from "openreward-effect/ToolFormat"
 import { dialogueMessages, FakeServer, httpClient, plainPrompt, tools } from "./client/FakeServer.js"
 import * as TestServer from "./client/TestServer.js"
+import { layer } from "./utils/layer.js"
 
 const packageVersion = (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as {
   version: string
@@ -100,6 +101,490 @@ const failure = <A, E>(exit: Exit.Exit<A, E>): E => {
 const dialogue = Conversation.decodeLenient(dialogueMessages)
 const dialogueConversation = Either.getOrThrow(dialogue).conversation
 const plainConversation = Prompt.toConversation(Either.getOrThrow(Prompt.decodeLenient(plainPrompt)).prompt)
+
+// -----------------------------------------------------------------------------
+// against this library's real server
+// -----------------------------------------------------------------------------
+
+// Plain protocol behaviour (sessions, tasks, prompt and messages, calls, SSE answers, the errors a
+// server answers) runs against the real `Server.layer` on a loopback port: one server for these
+// describes, on the live clock, so that a test moving its own TestClock moves only the client's.
+// What a test checks of the wire, it reads from the requests the client recorded.
+// (`layer` is test/utils/layer.ts: @effect/vitest's, which leaves the shared `it` as it found it.)
+
+const realPlainConversation = Prompt.toConversation(TestServer.plainPrompt)
+
+/** The tools `dialogue` and `plain` list, as this server writes them (sorted by name). */
+const realTools = [
+  {
+    name: "answer",
+    description: "Submit the answer.",
+    input_schema: {
+      type: "object",
+      required: ["text"],
+      properties: { text: { type: "string" } },
+      additionalProperties: false
+    }
+  },
+  { name: "big", description: "", input_schema: null },
+  { name: "explode", description: "", input_schema: null },
+  { name: "submit", description: "", input_schema: null }
+]
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => {
+  describe("Environment", () => {
+    it.effect("splits, tasks, numTasks, task and taskRange each use a throw-away session id", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const env = client.environment("acme/dialogue")
+        assert.deepStrictEqual(yield* env.splits, [{ name: "train", type: "train" }, { name: "test", type: "test" }])
+        const tasks = yield* env.tasks("train")
+        assert.strictEqual(tasks.length, 3)
+        assert.deepStrictEqual(tasks[0], {
+          serverName: "dialogue",
+          environmentName: "dialogue",
+          namespace: "acme",
+          spec: { id: "t0", question: "2+2" }
+        })
+        assert.strictEqual(yield* env.numTasks("train"), 3)
+        assert.deepStrictEqual((yield* env.task("train", -1)).spec, { id: "t2" })
+        assert.deepStrictEqual((yield* env.taskRange("train", { start: 1 })).map((t) => t.spec.id), ["t1", "t2"])
+        assert.deepStrictEqual((yield* env.taskRange("train", { stop: 1 })).map((t) => t.spec.id), ["t0"])
+
+        // Every call opened a session id and released it.
+        assert.strictEqual(requests("POST", "/create_session").length, 6)
+        assert.strictEqual(requests("POST", "/delete_session").length, 6)
+        // Bare paths: the server redirects them (308) to its default environment, method and body kept.
+        const tasksCall = requests("POST", "/dialogue/tasks")
+        assert.strictEqual(requests("POST", "/tasks").length, 1)
+        assert.deepStrictEqual(tasksCall[0]?.body, { split: "train" })
+        assert.strictEqual(tasksCall[0]?.headers["x-deployment"], "acme/dialogue")
+        assert.strictEqual(tasksCall[0]?.headers["x-api-key"], "key-1")
+        assert.match(tasksCall[0]?.headers["x-session-id"] ?? "", uuid)
+        // Only the bounds given are sent.
+        assert.deepStrictEqual(requests("POST", "/task_range").map((r) => r.body), [
+          { split: "train", start: 1 },
+          { split: "train", stop: 1 }
+        ])
+      }))
+
+    it.effect("a variant prefixes every environment path and names the tasks' environment", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const env = client.environment("plain", { variant: "plain" })
+        const [task] = yield* env.tasks("train")
+        assert.strictEqual(task?.environmentName, "plain")
+        assert.strictEqual(requests("POST", "/plain/tasks").length, 1)
+        assert.strictEqual(requests("POST", "/tasks").length, 0)
+      }))
+
+    it.effect("listTools, as listed and in every tool format", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const env = client.environment("dialogue")
+        const specs = yield* env.listTools()
+        assert.deepStrictEqual(specs, realTools as never)
+        for (const format of ToolFormat.formats) {
+          assert.deepStrictEqual(yield* env.listTools({ format }), Either.getOrThrow(ToolFormat.convert(specs, format)))
+        }
+        const kept = yield* env.listTools({ format: "anthropic", preservePropertyNames: true })
+        assert.strictEqual(kept[0]?.type, "custom")
+      }))
+
+    it.effect("server errors: HttpError with the server's detail", () =>
+      Effect.gen(function*() {
+        const { baseUrl, client } = yield* TestServer.connect()
+        const error = failure(yield* Effect.exit(client.environment("dialogue").tasks("nope")))
+        assert.strictEqual(error._tag, "HttpError")
+        if (error._tag !== "HttpError") return
+        assert.strictEqual(error.status, 400)
+        assert.strictEqual(error.detail, "Invalid split")
+        assert.strictEqual(error.url, `${baseUrl}/tasks`)
+      }))
+  })
+
+  describe("Session lifecycle", () => {
+    it.effect("creates, pings every 10 seconds, and deletes when the scope closes", () =>
+      Effect.gen(function*() {
+        const { client, log, paths, requests, send } = yield* TestServer.connect()
+        const env = client.environment("dialogue")
+        const sid = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session({ split: "train", index: 1 })
+          yield* advance("25 seconds", 1000)
+          return session.sid
+        }))
+        assert.deepStrictEqual(paths(), [
+          "POST /create_session",
+          "POST /create",
+          "POST /ping",
+          "POST /ping",
+          "POST /ping",
+          "POST /delete",
+          "POST /delete_session"
+        ])
+        assert.deepStrictEqual(requests("POST", "/create")[0]?.body, { split: "train", index: 1 })
+        // The server no longer holds the session.
+        assert.deepStrictEqual(yield* send("POST", "/ping", sid), {
+          status: 404,
+          body: { detail: "Active environment not found" }
+        })
+        for (const r of log.slice(1)) assert.strictEqual(r.headers["x-session-id"], sid)
+        // The reference sends no X-Deployment on /delete and /delete_session.
+        assert.strictEqual(requests("POST", "/delete")[0]?.headers["x-deployment"], undefined)
+        // No ping after the scope closed.
+        yield* advance("30 seconds", 1000)
+        assert.strictEqual(requests("POST", "/ping").length, 3)
+      }).pipe(Effect.provide(TestContext.TestContext)))
+
+    it.effect("a Task sends its spec and environment name; a variant session names the environment", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const env = client.environment("plain", { variant: "plain" })
+        const [task] = yield* env.tasks("train")
+        // This server has no toolsets: it answers the reference's 400 for an unknown one.
+        const toolset = failure(yield* Effect.exit(Effect.scoped(env.session(task!, { toolset: "codex" }))))
+        assert.strictEqual(
+          toolset._tag === "HttpError" && toolset.detail,
+          "unknown toolset 'codex'; valid options are []"
+        )
+        yield* Effect.scoped(env.session({ split: "train", index: 0 }))
+        assert.deepStrictEqual(requests("POST", "/create").map((r) => r.body), [
+          { task_spec: { id: "t0", question: "2+2" }, env_name: "plain", toolset_name: "codex" },
+          { split: "train", index: 0, env_name: "plain" }
+        ])
+      }))
+
+    it.effect("secrets travel in X-Secrets (base64 JSON), with the API key as the reference adds it", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect({ apiUrl: "https://api.example.com" })
+        yield* Effect.scoped(
+          client.environment("dialogue").session({ split: "train", index: 0 }, {
+            secrets: {
+              OPENAI_API_KEY: "sk-1",
+              CUSTOM: "c",
+              EXPLICIT: { value: "e", allowedDomains: ["x.example.com"] }
+            },
+            envOverrides: { OPENAI_BASE_URL: "http://proxy" }
+          })
+        )
+        const header = requests("POST", "/create")[0]?.headers["x-secrets"]
+        assert.strictEqual(requests("POST", "/create_session")[0]?.headers["x-secrets"], header)
+        assert.deepStrictEqual(requests("POST", "/create_session")[0]?.body, {
+          env: { OPENAI_BASE_URL: "http://proxy" }
+        })
+        const decoded = JSON.parse(Buffer.from(header ?? "", "base64").toString("utf8"))
+        const keyDomains = [
+          "127.0.0.1",
+          "api.example.com",
+          "search.openreward.ai",
+          // As the reference derives a cluster host from any host of three or more labels, an address too.
+          "127.openreward.internal",
+          "api.openreward.internal",
+          "search.openreward.internal"
+        ]
+        assert.deepStrictEqual(decoded, {
+          OPENAI_API_KEY: { value: "sk-1", allowed_domains: ["api.openai.com"] },
+          CUSTOM: { value: "c", allowed_domains: [] },
+          EXPLICIT: { value: "e", allowed_domains: ["x.example.com"] },
+          api_key: { value: "key-1", allowed_domains: keyDomains },
+          OPENREWARD_API_KEY: { value: "key-1", allowed_domains: keyDomains }
+        })
+      }))
+
+    it.effect("a failed /create still releases the session id", () =>
+      Effect.gen(function*() {
+        const { baseUrl, client, paths } = yield* TestServer.connect()
+        const error = failure(
+          yield* Effect.exit(Effect.scoped(
+            client.environment("dialogue").session({ split: "train", index: 99 })
+          ))
+        )
+        assert.strictEqual(error.message, `POST ${baseUrl}/create: HTTP 400: Invalid index`)
+        assert.deepStrictEqual(paths(), ["POST /create_session", "POST /create", "POST /delete_session"])
+      }))
+  })
+
+  describe("Session.getPrompt and getMessages", () => {
+    it.effect("getPrompt, and getMessages in every provider format: the codec's encoding of the conversation", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.getPrompt, TestServer.plainPrompt)
+        for (const provider of Provider.all) {
+          const wire = yield* session.getMessages({ format: provider })
+          assert.deepStrictEqual(wire, Either.getOrThrow(Format.encode(provider, realPlainConversation)))
+        }
+        assert.deepStrictEqual(yield* session.getMessages({ format: "none" }), realPlainConversation)
+      }).pipe(Effect.scoped))
+
+    it.effect("getMessages returns the canonical conversation, from /messages", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.getMessages(), TestServer.dialogueConversation)
+        const read = yield* session.readMessages
+        assert.strictEqual(read.source, "messages")
+        assert.deepStrictEqual(read.skipped, [])
+        assert.strictEqual(requests("GET", "/messages").length, 2)
+        assert.strictEqual(requests("GET", "/prompt").length, 0)
+      }).pipe(Effect.scoped))
+
+    it.effect("a format that cannot hold the conversation fails with ConversionFailed carrying the codec's error", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.getMessages({ format: "google" })))
+        assert.strictEqual(error._tag, "ConversionFailed")
+        if (error._tag !== "ConversionFailed") return
+        assert.strictEqual(error.error._tag, "UnsupportedBlock")
+        assert.deepStrictEqual(
+          error.error,
+          Either.flip(Format.encode("google", TestServer.dialogueConversation)).pipe(Either.getOrThrow)
+        )
+        // The session is still usable.
+        assert.strictEqual(
+          (yield* session.getMessages({ format: "anthropic" })).system,
+          "You are a support agent for Acme."
+        )
+      }).pipe(Effect.scoped))
+
+    it.effect("a 404 that is not about the route still fails: an unknown session is reported, not hidden", () =>
+      Effect.gen(function*() {
+        const { client, send } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        // Another client ends the session on the server.
+        assert.strictEqual((yield* send("POST", "/delete", session.sid)).status, 200)
+        const error = failure(yield* Effect.exit(session.getMessages()))
+        assert.strictEqual(error._tag, "HttpError")
+        assert.include(error.message, "Active environment not found")
+      }).pipe(Effect.scoped))
+  })
+
+  describe("Session.listTools", () => {
+    it.effect("reads /task_tools, and the block types the server accepts", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
+        assert.deepStrictEqual(yield* session.listTools(), realTools as never)
+        const openrouter = yield* session.listTools({ format: "openrouter" })
+        assert.deepStrictEqual(openrouter[0]?.function, { name: "answer", description: "Submit the answer." })
+        assert.strictEqual(requests("GET", "/dialogue/task_tools").length, 3)
+        assert.strictEqual(requests("GET", "/dialogue/tools").length, 0)
+      }).pipe(Effect.scoped))
+  })
+
+  describe("Session.callTool", () => {
+    it.effect("returns the tool output; a call after the episode finished is refused", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        assert.deepStrictEqual((yield* session.callTool("submit")).blocks, [Block.text("submitted")])
+        assert.deepStrictEqual(requests("POST", "/call")[0]?.body, { name: "submit", input: {} })
+        const output = yield* session.callTool("answer", { text: "4" })
+        assert.deepStrictEqual(output, {
+          blocks: [Block.text("you said 4")],
+          metadata: { n: 1 },
+          reward: 1,
+          finished: true
+        })
+        const call = requests("POST", "/call")[1]
+        assert.deepStrictEqual(call?.body, { name: "answer", input: { text: "4" } })
+        assert.strictEqual(call?.headers.accept, "text/event-stream")
+        const after = failure(yield* Effect.exit(session.callTool("submit")))
+        assert.strictEqual(after._tag === "ToolCallError" && after.reason, "episode_finished")
+      }).pipe(Effect.scoped))
+
+    it.effect("a refused call is a ToolCallError with the server's reason, and the session lives on", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("nope")))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolCallError({ tool: "nope", reason: "not_found", detail: "'nope' is not a valid tool" })
+        )
+        const invalid = failure(yield* Effect.exit(session.callTool("answer", { wrong: 1 })))
+        assert.strictEqual(invalid._tag === "ToolCallError" && invalid.reason, "input_validation")
+        assert.isTrue(Option.isNone(yield* session.terminated))
+        yield* session.callTool("submit")
+      }).pipe(Effect.scoped))
+
+    it.effect("input that is not a JSON object is refused before any request", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("answer", [1, 2] as never)))
+        assert.deepStrictEqual(
+          error,
+          new ClientError.ToolCallError({
+            tool: "answer",
+            reason: "bad_input_shape",
+            detail: "Tool input must be a dictionary, got array"
+          })
+        )
+        assert.strictEqual(requests("POST", "/call").length, 0)
+      }).pipe(Effect.scoped))
+
+    it.effect("a tool that raises is ToolFailed, and terminates the session: later calls fail, /delete is sent now", () =>
+      Effect.gen(function*() {
+        const { client, log, requests } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const error = failure(yield* Effect.exit(session.callTool("explode")))
+        // The server sends the exception's message, as the reference sends `str(exc)`.
+        assert.deepStrictEqual(error, new ClientError.ToolFailed({ tool: "explode", sid: session.sid, detail: "boom" }))
+        yield* flush
+        assert.strictEqual(requests("POST", "/delete").length, 1)
+        const terminated = new ClientError.SessionTerminated({ sid: session.sid, reason: "boom" })
+        assert.deepStrictEqual(yield* session.terminated, Option.some(terminated))
+        const sent = log.length
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.getPrompt)), terminated)
+        assert.deepStrictEqual(failure(yield* Effect.exit(session.callTool("submit"))), terminated)
+        assert.strictEqual(log.length, sent)
+      }).pipe(Effect.scoped))
+
+    it.effect("a result larger than one event arrives as chunk events and is joined", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const output = yield* session.callTool("big")
+        assert.deepStrictEqual(output.blocks, [Block.text("x".repeat(10_000))])
+        assert.strictEqual(output.reward, 0.5)
+      }).pipe(Effect.scoped))
+
+    it.effect("a whole session: tasks, messages in a provider format, a large result, then /delete", () =>
+      Effect.gen(function*() {
+        const { client, paths } = yield* TestServer.connect({ apiKey: "k" })
+        const env = client.environment("dialogue")
+        const [task] = yield* env.tasks("train")
+        const result = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session(task!)
+          return {
+            messages: yield* session.getMessages({ format: "anthropic" }),
+            output: yield* session.callTool("big")
+          }
+        }))
+        assert.deepStrictEqual(
+          result.messages,
+          Either.getOrThrow(Format.encode("anthropic", TestServer.dialogueConversation))
+        )
+        assert.strictEqual(result.output.blocks[0]?.type === "text" && result.output.blocks[0].text.length, 10_000)
+        assert.deepStrictEqual(paths().slice(-2), ["POST /delete", "POST /delete_session"])
+      }))
+  })
+
+  describe("Retries", () => {
+    it.effect("a 500 is the environment's own code failing: not retried", () =>
+      Effect.gen(function*() {
+        const { baseUrl, client, requests } = yield* TestServer.connect()
+        // The task has no question: the environment's prompt raises.
+        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 2 })
+        const error = failure(yield* Effect.exit(session.getPrompt))
+        assert.strictEqual(error.message, `GET ${baseUrl}/plain/prompt: HTTP 500: KeyError: 'question'`)
+        assert.strictEqual(requests("GET", "/plain/prompt").length, 1)
+      }).pipe(Effect.scoped))
+  })
+
+  describe("Error mapping", () => {
+    it.effect("a string detail, a structured detail", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const unknown = failure(
+          yield* Effect.exit(Effect.scoped(
+            client.environment("dialogue", { variant: "nope" }).session({ split: "train", index: 0 })
+          ))
+        )
+        assert.strictEqual(unknown._tag === "HttpError" && unknown.status, 404)
+        assert.strictEqual(unknown._tag === "HttpError" && unknown.detail, "unknown environment 'nope'")
+        // A 422's list of items is kept as its JSON text.
+        const invalid = failure(yield* Effect.exit(client.environment("dialogue").task("train", 1.5)))
+        assert.strictEqual(invalid._tag === "HttpError" && invalid.status, 422)
+        assert.strictEqual(
+          invalid._tag === "HttpError" && invalid.detail,
+          JSON.stringify([{
+            type: "int_from_float",
+            loc: ["body", "index"],
+            msg: "Input should be a valid integer, got a number with a fractional part",
+            input: 1.5
+          }])
+        )
+      }))
+  })
+
+  describe("Configuration", () => {
+    it.effect("reads OPENREWARD_SESSION_URL and OPENREWARD_API_KEY when no option says otherwise", () =>
+      Effect.gen(function*() {
+        const url = yield* TestServer.baseUrl
+        const recorded = TestServer.recorder(yield* HttpClient.HttpClient)
+        const provider = ConfigProvider.fromMap(
+          new Map([["OPENREWARD_SESSION_URL", `${url}/`], ["OPENREWARD_API_KEY", "env-key"]])
+        )
+        const client = yield* Client.make().pipe(
+          Effect.provideService(HttpClient.HttpClient, recorded.http),
+          Effect.withConfigProvider(provider)
+        )
+        assert.strictEqual(client.baseUrl, url)
+        yield* client.environment("dialogue").splits
+        const [first] = recorded.log
+        assert.strictEqual(first?.headers["x-api-key"], "env-key")
+        assert.strictEqual(first?.headers["user-agent"], `openreward-effect/${packageVersion}`)
+        assert.strictEqual(first?.headers.host, undefined)
+      }))
+
+    it.effect("streams send no X-API-Key when the key is empty; plain requests send it empty, as the reference", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect({ apiKey: "" })
+        yield* client.environment("dialogue").splits
+        assert.strictEqual(requests("POST", "/create_session")[0]?.headers["x-api-key"], undefined)
+        assert.strictEqual(requests("GET", "/splits")[0]?.headers["x-api-key"], "")
+      }))
+  })
+})
+
+layer(TestServer.layer({ routeKey: "r1" }), { excludeTestServices: true })("Real server with a route key", (it) => {
+  it.effect("a 410 terminates the session at once", () =>
+    Effect.gen(function*() {
+      const { client, requests, send } = yield* TestServer.connect()
+      const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+      assert.match(session.sid, /^r1\./)
+      // The session's first ping is answered before the session ends (else the ping meets the 410).
+      yield* Effect.repeat(flush, { until: () => requests("POST", "/ping")[0]?.status === 200 })
+      // The session ends on the server; an id carrying this replica's route key is then gone (410).
+      assert.strictEqual((yield* send("POST", "/delete", session.sid)).status, 200)
+      const error = failure(yield* Effect.exit(session.getPrompt))
+      assert.deepStrictEqual(
+        error,
+        new ClientError.SessionTerminated({
+          sid: session.sid,
+          reason: "server returned 410: Session gone: it ended, or its replica restarted"
+        })
+      )
+      assert.deepStrictEqual(failure(yield* Effect.exit(session.getMessages())), error)
+    }).pipe(Effect.scoped))
+})
+
+layer(TestServer.layerSlow, { excludeTestServices: true })("Real server with slow setups", (it) => {
+  it.effect("a server that is still starting is waited for beyond the retry count", () =>
+    Effect.gen(function*() {
+      // One ping, at the start: this test moves the clock only to the client's retries.
+      const { client, requests } = yield* TestServer.connect({ pingInterval: "1 hour" })
+      const session = yield* client.environment("slow", { variant: "slow" }).session({ split: "train", index: 0 })
+      const prompts = () => requests("GET", "/slow/prompt")
+      const fiber = yield* Effect.fork(session.getPrompt)
+      // The server answers 503 "still starting" (Retry-After: 2) while the setup runs: six times,
+      // beyond the three retries, then the setup finishes.
+      const exit = yield* drive(fiber, () =>
+        prompts().filter((r) => r.status === 503).length === 6
+          ? Effect.asVoid(Deferred.succeed(TestServer.setupLatch, undefined))
+          : Effect.void)
+      assert.deepStrictEqual(Exit.map(exit, (prompt) => prompt.length), Exit.succeed(2))
+      assert.deepStrictEqual(prompts().map((r) => r.status), [503, 503, 503, 503, 503, 503, 200])
+      // Each retry waited the Retry-After the server sent.
+      assert.strictEqual(yield* Clock.currentTimeMillis, 6 * 2000)
+    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
+})
 
 // -----------------------------------------------------------------------------
 // against the fake server: answers this library's server never gives
@@ -735,490 +1220,7 @@ describe("Over real sockets, with no server", () => {
       assert.strictEqual(error.retries, 3)
       assert.include(error.message, "ECONNREFUSED")
       assert.strictEqual(recorded.requests("POST", "/create_session").length, 4)
+      // Backing off 0.5, 1 and 2 s.
+      assert.strictEqual(yield* Clock.currentTimeMillis, 3500)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
-})
-
-// -----------------------------------------------------------------------------
-// against this library's real server
-// -----------------------------------------------------------------------------
-
-// Plain protocol behaviour (sessions, tasks, prompt and messages, calls, SSE answers, the errors a
-// server answers) runs against the real `Server.layer` on a loopback port: one server for these
-// describes, on the live clock, so that a test moving its own TestClock moves only the client's.
-// What a test checks of the wire, it reads from the requests the client recorded.
-//
-// These `layer(...)` blocks come last: each replaces the methods of the `it` that @effect/vitest
-// exports (it assigns its own `effect`, bound to its server, onto that shared object), so an
-// `it.effect` written after one would run on that block's server, without the test services.
-
-const realPlainConversation = Prompt.toConversation(TestServer.plainPrompt)
-
-/** The tools `dialogue` and `plain` list, as this server writes them (sorted by name). */
-const realTools = [
-  {
-    name: "answer",
-    description: "Submit the answer.",
-    input_schema: {
-      type: "object",
-      required: ["text"],
-      properties: { text: { type: "string" } },
-      additionalProperties: false
-    }
-  },
-  { name: "big", description: "", input_schema: null },
-  { name: "explode", description: "", input_schema: null },
-  { name: "submit", description: "", input_schema: null }
-]
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => {
-  describe("Environment", () => {
-    it.effect("splits, tasks, numTasks, task and taskRange each use a throw-away session id", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const env = client.environment("acme/dialogue")
-        assert.deepStrictEqual(yield* env.splits, [{ name: "train", type: "train" }, { name: "test", type: "test" }])
-        const tasks = yield* env.tasks("train")
-        assert.strictEqual(tasks.length, 3)
-        assert.deepStrictEqual(tasks[0], {
-          serverName: "dialogue",
-          environmentName: "dialogue",
-          namespace: "acme",
-          spec: { id: "t0", question: "2+2" }
-        })
-        assert.strictEqual(yield* env.numTasks("train"), 3)
-        assert.deepStrictEqual((yield* env.task("train", -1)).spec, { id: "t2" })
-        assert.deepStrictEqual((yield* env.taskRange("train", { start: 1 })).map((t) => t.spec.id), ["t1", "t2"])
-        assert.deepStrictEqual((yield* env.taskRange("train", { stop: 1 })).map((t) => t.spec.id), ["t0"])
-
-        // Every call opened a session id and released it.
-        assert.strictEqual(requests("POST", "/create_session").length, 6)
-        assert.strictEqual(requests("POST", "/delete_session").length, 6)
-        // Bare paths: the server redirects them (308) to its default environment, method and body kept.
-        const tasksCall = requests("POST", "/dialogue/tasks")
-        assert.strictEqual(requests("POST", "/tasks").length, 1)
-        assert.deepStrictEqual(tasksCall[0]?.body, { split: "train" })
-        assert.strictEqual(tasksCall[0]?.headers["x-deployment"], "acme/dialogue")
-        assert.strictEqual(tasksCall[0]?.headers["x-api-key"], "key-1")
-        assert.match(tasksCall[0]?.headers["x-session-id"] ?? "", uuid)
-        // Only the bounds given are sent.
-        assert.deepStrictEqual(requests("POST", "/task_range").map((r) => r.body), [
-          { split: "train", start: 1 },
-          { split: "train", stop: 1 }
-        ])
-      }))
-
-    it.effect("a variant prefixes every environment path and names the tasks' environment", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const env = client.environment("plain", { variant: "plain" })
-        const [task] = yield* env.tasks("train")
-        assert.strictEqual(task?.environmentName, "plain")
-        assert.strictEqual(requests("POST", "/plain/tasks").length, 1)
-        assert.strictEqual(requests("POST", "/tasks").length, 0)
-      }))
-
-    it.effect("listTools, as listed and in every tool format", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const env = client.environment("dialogue")
-        const specs = yield* env.listTools()
-        assert.deepStrictEqual(specs, realTools as never)
-        for (const format of ToolFormat.formats) {
-          assert.deepStrictEqual(yield* env.listTools({ format }), Either.getOrThrow(ToolFormat.convert(specs, format)))
-        }
-        const kept = yield* env.listTools({ format: "anthropic", preservePropertyNames: true })
-        assert.strictEqual(kept[0]?.type, "custom")
-      }))
-
-    it.effect("server errors: HttpError with the server's detail", () =>
-      Effect.gen(function*() {
-        const { baseUrl, client } = yield* TestServer.connect()
-        const error = failure(yield* Effect.exit(client.environment("dialogue").tasks("nope")))
-        assert.strictEqual(error._tag, "HttpError")
-        if (error._tag !== "HttpError") return
-        assert.strictEqual(error.status, 400)
-        assert.strictEqual(error.detail, "Invalid split")
-        assert.strictEqual(error.url, `${baseUrl}/tasks`)
-      }))
-  })
-
-  describe("Session lifecycle", () => {
-    it.effect("creates, pings every 10 seconds, and deletes when the scope closes", () =>
-      Effect.gen(function*() {
-        const { client, log, paths, requests, send } = yield* TestServer.connect()
-        const env = client.environment("dialogue")
-        const sid = yield* Effect.scoped(Effect.gen(function*() {
-          const session = yield* env.session({ split: "train", index: 1 })
-          yield* advance("25 seconds", 1000)
-          return session.sid
-        }))
-        assert.deepStrictEqual(paths(), [
-          "POST /create_session",
-          "POST /create",
-          "POST /ping",
-          "POST /ping",
-          "POST /ping",
-          "POST /delete",
-          "POST /delete_session"
-        ])
-        assert.deepStrictEqual(requests("POST", "/create")[0]?.body, { split: "train", index: 1 })
-        // The server no longer holds the session.
-        assert.deepStrictEqual(yield* send("POST", "/ping", sid), {
-          status: 404,
-          body: { detail: "Active environment not found" }
-        })
-        for (const r of log.slice(1)) assert.strictEqual(r.headers["x-session-id"], sid)
-        // The reference sends no X-Deployment on /delete and /delete_session.
-        assert.strictEqual(requests("POST", "/delete")[0]?.headers["x-deployment"], undefined)
-        // No ping after the scope closed.
-        yield* advance("30 seconds", 1000)
-        assert.strictEqual(requests("POST", "/ping").length, 3)
-      }).pipe(Effect.provide(TestContext.TestContext)))
-
-    it.effect("a Task sends its spec and environment name; a variant session names the environment", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const env = client.environment("plain", { variant: "plain" })
-        const [task] = yield* env.tasks("train")
-        // This server has no toolsets: it answers the reference's 400 for an unknown one.
-        const toolset = failure(yield* Effect.exit(Effect.scoped(env.session(task!, { toolset: "codex" }))))
-        assert.strictEqual(
-          toolset._tag === "HttpError" && toolset.detail,
-          "unknown toolset 'codex'; valid options are []"
-        )
-        yield* Effect.scoped(env.session({ split: "train", index: 0 }))
-        assert.deepStrictEqual(requests("POST", "/create").map((r) => r.body), [
-          { task_spec: { id: "t0", question: "2+2" }, env_name: "plain", toolset_name: "codex" },
-          { split: "train", index: 0, env_name: "plain" }
-        ])
-      }))
-
-    it.effect("secrets travel in X-Secrets (base64 JSON), with the API key as the reference adds it", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect({ apiUrl: "https://api.example.com" })
-        yield* Effect.scoped(
-          client.environment("dialogue").session({ split: "train", index: 0 }, {
-            secrets: {
-              OPENAI_API_KEY: "sk-1",
-              CUSTOM: "c",
-              EXPLICIT: { value: "e", allowedDomains: ["x.example.com"] }
-            },
-            envOverrides: { OPENAI_BASE_URL: "http://proxy" }
-          })
-        )
-        const header = requests("POST", "/create")[0]?.headers["x-secrets"]
-        assert.strictEqual(requests("POST", "/create_session")[0]?.headers["x-secrets"], header)
-        assert.deepStrictEqual(requests("POST", "/create_session")[0]?.body, {
-          env: { OPENAI_BASE_URL: "http://proxy" }
-        })
-        const decoded = JSON.parse(Buffer.from(header ?? "", "base64").toString("utf8"))
-        const keyDomains = [
-          "127.0.0.1",
-          "api.example.com",
-          "search.openreward.ai",
-          // As the reference derives a cluster host from any host of three or more labels, an address too.
-          "127.openreward.internal",
-          "api.openreward.internal",
-          "search.openreward.internal"
-        ]
-        assert.deepStrictEqual(decoded, {
-          OPENAI_API_KEY: { value: "sk-1", allowed_domains: ["api.openai.com"] },
-          CUSTOM: { value: "c", allowed_domains: [] },
-          EXPLICIT: { value: "e", allowed_domains: ["x.example.com"] },
-          api_key: { value: "key-1", allowed_domains: keyDomains },
-          OPENREWARD_API_KEY: { value: "key-1", allowed_domains: keyDomains }
-        })
-      }))
-
-    it.effect("a failed /create still releases the session id", () =>
-      Effect.gen(function*() {
-        const { baseUrl, client, paths } = yield* TestServer.connect()
-        const error = failure(
-          yield* Effect.exit(Effect.scoped(
-            client.environment("dialogue").session({ split: "train", index: 99 })
-          ))
-        )
-        assert.strictEqual(error.message, `POST ${baseUrl}/create: HTTP 400: Invalid index`)
-        assert.deepStrictEqual(paths(), ["POST /create_session", "POST /create", "POST /delete_session"])
-      }))
-  })
-
-  describe("Session.getPrompt and getMessages", () => {
-    it.effect("getPrompt, and getMessages in every provider format: the codec's encoding of the conversation", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 0 })
-        assert.deepStrictEqual(yield* session.getPrompt, TestServer.plainPrompt)
-        for (const provider of Provider.all) {
-          const wire = yield* session.getMessages({ format: provider })
-          assert.deepStrictEqual(wire, Either.getOrThrow(Format.encode(provider, realPlainConversation)))
-        }
-        assert.deepStrictEqual(yield* session.getMessages({ format: "none" }), realPlainConversation)
-      }).pipe(Effect.scoped))
-
-    it.effect("getMessages returns the canonical conversation, from /messages", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        assert.deepStrictEqual(yield* session.getMessages(), TestServer.dialogueConversation)
-        const read = yield* session.readMessages
-        assert.strictEqual(read.source, "messages")
-        assert.deepStrictEqual(read.skipped, [])
-        assert.strictEqual(requests("GET", "/messages").length, 2)
-        assert.strictEqual(requests("GET", "/prompt").length, 0)
-      }).pipe(Effect.scoped))
-
-    it.effect("a format that cannot hold the conversation fails with ConversionFailed carrying the codec's error", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const error = failure(yield* Effect.exit(session.getMessages({ format: "google" })))
-        assert.strictEqual(error._tag, "ConversionFailed")
-        if (error._tag !== "ConversionFailed") return
-        assert.strictEqual(error.error._tag, "UnsupportedBlock")
-        assert.deepStrictEqual(
-          error.error,
-          Either.flip(Format.encode("google", TestServer.dialogueConversation)).pipe(Either.getOrThrow)
-        )
-        // The session is still usable.
-        assert.strictEqual(
-          (yield* session.getMessages({ format: "anthropic" })).system,
-          "You are a support agent for Acme."
-        )
-      }).pipe(Effect.scoped))
-
-    it.effect("a 404 that is not about the route still fails: an unknown session is reported, not hidden", () =>
-      Effect.gen(function*() {
-        const { client, send } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        // Another client ends the session on the server.
-        assert.strictEqual((yield* send("POST", "/delete", session.sid)).status, 200)
-        const error = failure(yield* Effect.exit(session.getMessages()))
-        assert.strictEqual(error._tag, "HttpError")
-        assert.include(error.message, "Active environment not found")
-      }).pipe(Effect.scoped))
-  })
-
-  describe("Session.listTools", () => {
-    it.effect("reads /task_tools, and the block types the server accepts", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        assert.deepStrictEqual(yield* session.messageBlockTypes, Block.supportedTypes)
-        assert.deepStrictEqual(yield* session.listTools(), realTools as never)
-        const openrouter = yield* session.listTools({ format: "openrouter" })
-        assert.deepStrictEqual(openrouter[0]?.function, { name: "answer", description: "Submit the answer." })
-        assert.strictEqual(requests("GET", "/dialogue/task_tools").length, 3)
-        assert.strictEqual(requests("GET", "/dialogue/tools").length, 0)
-      }).pipe(Effect.scoped))
-  })
-
-  describe("Session.callTool", () => {
-    it.effect("returns the tool output; a call after the episode finished is refused", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        assert.deepStrictEqual((yield* session.callTool("submit")).blocks, [Block.text("submitted")])
-        assert.deepStrictEqual(requests("POST", "/call")[0]?.body, { name: "submit", input: {} })
-        const output = yield* session.callTool("answer", { text: "4" })
-        assert.deepStrictEqual(output, {
-          blocks: [Block.text("you said 4")],
-          metadata: { n: 1 },
-          reward: 1,
-          finished: true
-        })
-        const call = requests("POST", "/call")[1]
-        assert.deepStrictEqual(call?.body, { name: "answer", input: { text: "4" } })
-        assert.strictEqual(call?.headers.accept, "text/event-stream")
-        const after = failure(yield* Effect.exit(session.callTool("submit")))
-        assert.strictEqual(after._tag === "ToolCallError" && after.reason, "episode_finished")
-      }).pipe(Effect.scoped))
-
-    it.effect("a refused call is a ToolCallError with the server's reason, and the session lives on", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const error = failure(yield* Effect.exit(session.callTool("nope")))
-        assert.deepStrictEqual(
-          error,
-          new ClientError.ToolCallError({ tool: "nope", reason: "not_found", detail: "'nope' is not a valid tool" })
-        )
-        const invalid = failure(yield* Effect.exit(session.callTool("answer", { wrong: 1 })))
-        assert.strictEqual(invalid._tag === "ToolCallError" && invalid.reason, "input_validation")
-        assert.isTrue(Option.isNone(yield* session.terminated))
-        yield* session.callTool("submit")
-      }).pipe(Effect.scoped))
-
-    it.effect("input that is not a JSON object is refused before any request", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const error = failure(yield* Effect.exit(session.callTool("answer", [1, 2] as never)))
-        assert.deepStrictEqual(
-          error,
-          new ClientError.ToolCallError({
-            tool: "answer",
-            reason: "bad_input_shape",
-            detail: "Tool input must be a dictionary, got array"
-          })
-        )
-        assert.strictEqual(requests("POST", "/call").length, 0)
-      }).pipe(Effect.scoped))
-
-    it.effect("a tool that raises is ToolFailed, and terminates the session: later calls fail, /delete is sent now", () =>
-      Effect.gen(function*() {
-        const { client, log, requests } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const error = failure(yield* Effect.exit(session.callTool("explode")))
-        // The server sends the exception's message, as the reference sends `str(exc)`.
-        assert.deepStrictEqual(error, new ClientError.ToolFailed({ tool: "explode", sid: session.sid, detail: "boom" }))
-        yield* flush
-        assert.strictEqual(requests("POST", "/delete").length, 1)
-        const terminated = new ClientError.SessionTerminated({ sid: session.sid, reason: "boom" })
-        assert.deepStrictEqual(yield* session.terminated, Option.some(terminated))
-        const sent = log.length
-        assert.deepStrictEqual(failure(yield* Effect.exit(session.getPrompt)), terminated)
-        assert.deepStrictEqual(failure(yield* Effect.exit(session.callTool("submit"))), terminated)
-        assert.strictEqual(log.length, sent)
-      }).pipe(Effect.scoped))
-
-    it.effect("a result larger than one event arrives as chunk events and is joined", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const output = yield* session.callTool("big")
-        assert.deepStrictEqual(output.blocks, [Block.text("x".repeat(10_000))])
-        assert.strictEqual(output.reward, 0.5)
-      }).pipe(Effect.scoped))
-
-    it.effect("a whole session: tasks, messages in a provider format, a large result, then /delete", () =>
-      Effect.gen(function*() {
-        const { client, paths } = yield* TestServer.connect({ apiKey: "k" })
-        const env = client.environment("dialogue")
-        const [task] = yield* env.tasks("train")
-        const result = yield* Effect.scoped(Effect.gen(function*() {
-          const session = yield* env.session(task!)
-          return {
-            messages: yield* session.getMessages({ format: "anthropic" }),
-            output: yield* session.callTool("big")
-          }
-        }))
-        assert.deepStrictEqual(
-          result.messages,
-          Either.getOrThrow(Format.encode("anthropic", TestServer.dialogueConversation))
-        )
-        assert.strictEqual(result.output.blocks[0]?.type === "text" && result.output.blocks[0].text.length, 10_000)
-        assert.deepStrictEqual(paths().slice(-2), ["POST /delete", "POST /delete_session"])
-      }))
-  })
-
-  describe("Retries", () => {
-    it.effect("a 500 is the environment's own code failing: not retried", () =>
-      Effect.gen(function*() {
-        const { baseUrl, client, requests } = yield* TestServer.connect()
-        // The task has no question: the environment's prompt raises.
-        const session = yield* client.environment("plain", { variant: "plain" }).session({ split: "train", index: 2 })
-        const error = failure(yield* Effect.exit(session.getPrompt))
-        assert.strictEqual(error.message, `GET ${baseUrl}/plain/prompt: HTTP 500: KeyError: 'question'`)
-        assert.strictEqual(requests("GET", "/plain/prompt").length, 1)
-      }).pipe(Effect.scoped))
-  })
-
-  describe("Error mapping", () => {
-    it.effect("a string detail, a structured detail", () =>
-      Effect.gen(function*() {
-        const { client } = yield* TestServer.connect()
-        const unknown = failure(
-          yield* Effect.exit(Effect.scoped(
-            client.environment("dialogue", { variant: "nope" }).session({ split: "train", index: 0 })
-          ))
-        )
-        assert.strictEqual(unknown._tag === "HttpError" && unknown.status, 404)
-        assert.strictEqual(unknown._tag === "HttpError" && unknown.detail, "unknown environment 'nope'")
-        // A 422's list of items is kept as its JSON text.
-        const invalid = failure(yield* Effect.exit(client.environment("dialogue").task("train", 1.5)))
-        assert.strictEqual(invalid._tag === "HttpError" && invalid.status, 422)
-        assert.strictEqual(
-          invalid._tag === "HttpError" && invalid.detail,
-          JSON.stringify([{
-            type: "int_from_float",
-            loc: ["body", "index"],
-            msg: "Input should be a valid integer, got a number with a fractional part",
-            input: 1.5
-          }])
-        )
-      }))
-  })
-
-  describe("Configuration", () => {
-    it.effect("reads OPENREWARD_SESSION_URL and OPENREWARD_API_KEY when no option says otherwise", () =>
-      Effect.gen(function*() {
-        const url = yield* TestServer.baseUrl
-        const recorded = TestServer.recorder(yield* HttpClient.HttpClient)
-        const provider = ConfigProvider.fromMap(
-          new Map([["OPENREWARD_SESSION_URL", `${url}/`], ["OPENREWARD_API_KEY", "env-key"]])
-        )
-        const client = yield* Client.make().pipe(
-          Effect.provideService(HttpClient.HttpClient, recorded.http),
-          Effect.withConfigProvider(provider)
-        )
-        assert.strictEqual(client.baseUrl, url)
-        yield* client.environment("dialogue").splits
-        const [first] = recorded.log
-        assert.strictEqual(first?.headers["x-api-key"], "env-key")
-        assert.strictEqual(first?.headers["user-agent"], `openreward-effect/${packageVersion}`)
-        assert.strictEqual(first?.headers.host, undefined)
-      }))
-
-    it.effect("streams send no X-API-Key when the key is empty; plain requests send it empty, as the reference", () =>
-      Effect.gen(function*() {
-        const { client, requests } = yield* TestServer.connect({ apiKey: "" })
-        yield* client.environment("dialogue").splits
-        assert.strictEqual(requests("POST", "/create_session")[0]?.headers["x-api-key"], undefined)
-        assert.strictEqual(requests("GET", "/splits")[0]?.headers["x-api-key"], "")
-      }))
-  })
-})
-
-layer(TestServer.layer({ routeKey: "r1" }), { excludeTestServices: true })("Real server with a route key", (it) => {
-  it.effect("a 410 terminates the session at once", () =>
-    Effect.gen(function*() {
-      const { client, requests, send } = yield* TestServer.connect()
-      const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-      assert.match(session.sid, /^r1\./)
-      // The session's first ping is answered before the session ends (else the ping meets the 410).
-      yield* Effect.repeat(flush, { until: () => requests("POST", "/ping")[0]?.status === 200 })
-      // The session ends on the server; an id carrying this replica's route key is then gone (410).
-      assert.strictEqual((yield* send("POST", "/delete", session.sid)).status, 200)
-      const error = failure(yield* Effect.exit(session.getPrompt))
-      assert.deepStrictEqual(
-        error,
-        new ClientError.SessionTerminated({
-          sid: session.sid,
-          reason: "server returned 410: Session gone: it ended, or its replica restarted"
-        })
-      )
-      assert.deepStrictEqual(failure(yield* Effect.exit(session.getMessages())), error)
-    }).pipe(Effect.scoped))
-})
-
-layer(TestServer.layerSlow, { excludeTestServices: true })("Real server with slow setups", (it) => {
-  it.effect("a server that is still starting is waited for beyond the retry count", () =>
-    Effect.gen(function*() {
-      // One ping, at the start: this test moves the clock only to the client's retries.
-      const { client, requests } = yield* TestServer.connect({ pingInterval: "1 hour" })
-      const session = yield* client.environment("slow", { variant: "slow" }).session({ split: "train", index: 0 })
-      const prompts = () => requests("GET", "/slow/prompt")
-      const fiber = yield* Effect.fork(session.getPrompt)
-      // The server answers 503 "still starting" (Retry-After: 2) while the setup runs: six times,
-      // beyond the three retries, then the setup finishes.
-      const exit = yield* drive(fiber, () =>
-        prompts().filter((r) => r.status === 503).length === 6
-          ? Effect.asVoid(Deferred.succeed(TestServer.setupLatch, undefined))
-          : Effect.void)
-      assert.deepStrictEqual(Exit.map(exit, (prompt) => prompt.length), Exit.succeed(2))
-      assert.deepStrictEqual(prompts().map((r) => r.status), [503, 503, 503, 503, 503, 503, 200])
-    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
 })
