@@ -935,7 +935,7 @@ describe("Resuming /call", () => {
       Effect.scoped(Effect.gen(function*() {
         const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
         const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
-        yield* advance("29 seconds")
+        yield* advance("29 seconds", 500)
         assert.strictEqual(server.requests("POST", "/dialogue/call").length, 1)
         yield* advance("2 seconds")
         assert.strictEqual((yield* Fiber.join(fiber)).reward, 1)
@@ -1008,7 +1008,7 @@ describe("Termination", () => {
         server.fail("POST /dialogue/call", { kind: "stall-after-task-id" }, { kind: "stall-after-task-id" })
         const call = yield* Effect.fork(Effect.exit(session.callTool("answer", { text: "4" })))
         // Pings at 0, 10, 20, 30 and 40 s fail; the call's stream stalls, is resumed at 30.5 s, stalls again.
-        yield* advance("39 seconds")
+        yield* advance("39 seconds", 500)
         assert.isTrue(Option.isNone(yield* session.terminated))
         assert.strictEqual(server.requests("POST", "/dialogue/call").length, 2)
         yield* advance("2 seconds")
@@ -1019,7 +1019,7 @@ describe("Termination", () => {
         assert.deepStrictEqual(failure(yield* Effect.exit(session.getPrompt)), error)
         // No more pings once terminated.
         const pings = server.requests("POST", "/ping").length
-        yield* advance("30 seconds")
+        yield* advance("30 seconds", 1000)
         assert.strictEqual(server.requests("POST", "/ping").length, pings)
       }))
     )
