@@ -65,7 +65,7 @@
  * @since 0.1.0
  */
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
@@ -259,6 +259,28 @@ export const InputMessage: typeof Chat.InputMessage = Chat.InputMessage
  */
 export type InputMessage = Chat.InputMessage
 
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
+ * and the request parameters of {@link requestKeys}, accepted and ignored) or a bare message list.
+ * It is the encoded side of {@link schema}, so `JSONSchema.make` and `Schema.encodedSchema` of that
+ * describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({ messages: Schema.Array(InputMessage) }, Chat.requestKeys.openai.parameters).annotations({
+    identifier: "OpenAiInputRequest"
+  }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "OpenAiInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -406,13 +428,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Chat Completions message list to a canonical conversation (default options),
- * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Failures become parse
- * issues carrying the tagged error's message.
+ * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Its encoded side is
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that
+ * is not of that shape fails with `Input`'s parse issue; conversion errors become parse issues
+ * carrying the tagged error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses

@@ -559,6 +559,29 @@ export const InputItem = Schema.Union(
  */
 export type InputItem = typeof InputItem.Type
 
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`input`, a
+ * string or items; `instructions`, a string or `null`; and the request parameters of
+ * {@link requestKeys}, accepted and ignored) or a bare item list. It is the encoded side of
+ * {@link schema}, so `JSONSchema.make` and `Schema.encodedSchema` of that describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({
+    input: Schema.Union(Schema.String, Schema.Array(InputItem)),
+    instructions: Schema.optional(Schema.NullOr(Schema.String))
+  }, decodeInternal.requestKeys.parameters).annotations({ identifier: "ResponsesInputRequest" }),
+  Schema.Array(InputItem)
+).annotations({ identifier: "OpenAiResponsesInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -683,12 +706,16 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
 export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
- * A Schema from Responses `input` items to a canonical conversation (default options).
+ * A Schema from Responses `input` items (or a request body) to a canonical conversation (default
+ * options), for Schema pipelines such as `Schema.parseJson(OpenAiResponsesFormat.schema)`. Its
+ * encoded side is {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the
+ * wire. Input that is not of that shape fails with `Input`'s parse issue; conversion errors become
+ * parse issues carrying the tagged error's message.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // responses
