@@ -569,6 +569,8 @@ layer(TestServer.layerSlow, { excludeTestServices: true })("Real server with slo
   it.effect("a server that is still starting is waited for beyond the retry count", () =>
     Effect.gen(function*() {
       // One ping, at the start: this test moves the clock only to the client's retries.
+      const latch = yield* Deferred.make<void>()
+      TestServer.slowSetup.latch = latch
       const { client, requests } = yield* TestServer.connect({ pingInterval: "1 hour" })
       const session = yield* client.environment("slow", { variant: "slow" }).session({ split: "train", index: 0 })
       const prompts = () => requests("GET", "/slow/prompt")
@@ -577,7 +579,7 @@ layer(TestServer.layerSlow, { excludeTestServices: true })("Real server with slo
       // beyond the three retries, then the setup finishes.
       const exit = yield* drive(fiber, () =>
         prompts().filter((r) => r.status === 503).length === 6
-          ? Effect.asVoid(Deferred.succeed(TestServer.setupLatch, undefined))
+          ? Effect.asVoid(Deferred.succeed(latch, undefined))
           : Effect.void)
       assert.deepStrictEqual(Exit.map(exit, (prompt) => prompt.length), Exit.succeed(2))
       assert.deepStrictEqual(prompts().map((r) => r.status), [503, 503, 503, 503, 503, 503, 200])

@@ -84,16 +84,16 @@ export const Plain = Environment.make({
   tools
 })
 
-/** Opened to let the `slow` environment's setups finish. */
-export const setupLatch = Deferred.unsafeMake<void>(FiberId.none)
+/** What the `slow` environment's setups wait for: a test puts a fresh latch here, then opens it. */
+export const slowSetup = { latch: Deferred.unsafeMake<void>(FiberId.none) }
 
-/** `slow`: every session's setup waits for {@link setupLatch}. */
+/** `slow`: every session's setup waits for {@link slowSetup}'s latch. */
 export const Slow = Environment.make({
   name: "slow",
   task: Task,
   splits: ["train"],
   tasks: { train: tasks },
-  setup: () => Deferred.await(setupLatch),
+  setup: () => Deferred.await(slowSetup.latch),
   prompt: () => plainPrompt,
   tools
 })
