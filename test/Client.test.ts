@@ -110,7 +110,8 @@ const plainConversation = Prompt.toConversation(Either.getOrThrow(Prompt.decodeL
 // server answers) runs against the real `Server.layer` on a loopback port: one server for these
 // describes, on the live clock, so that a test moving its own TestClock moves only the client's.
 // What a test checks of the wire, it reads from the requests the client recorded.
-// (`layer` is test/utils/layer.ts: @effect/vitest's, which leaves the shared `it` as it found it.)
+// (`layer` is test/utils/layer.ts: @effect/vitest's `layer()`, wrapped so that it leaves the shared `it`
+// as it found it.)
 
 const realPlainConversation = Prompt.toConversation(TestServer.plainPrompt)
 
