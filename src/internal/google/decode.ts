@@ -1,12 +1,16 @@
 /**
  * A Gemini transcript to a canonical conversation.
  *
- * Input a guard compiled from the wire schemas passes (guard.ts) is converted as it is; the rest
- * goes through the wire schemas once (structure and JSON types, both
- * spellings, `null` as unset); then each part is classified, turned into canonical pieces and placed
- * by role; then function responses are paired with their calls and ids are settled
- * (`googlets`). Errors come in that order: structure, then the system instruction, then
- * parts in document order, then pairing in document order.
+ * Input a guard compiled from the wire schemas (`GoogleFormat.InputRequest`, `InputContents`;
+ * guard.ts) passes is converted as it is; the rest goes through the wire schemas once (structure and
+ * JSON types, both spellings, `null` as unset); then each part is classified, turned into canonical
+ * pieces and placed by role; then function responses are paired with their calls and ids are
+ * settled (the pairing section). Errors come in that order: structure, then the system
+ * instruction, then parts in document order, then pairing in document order.
+ *
+ * The public module declares the schemas and imports this one, so they are not initialised while
+ * this module loads: everything built from them (Schema decoders, guards, the request-key check) is
+ * made on first use.
  *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
  * part in its `parts`; `path` is the full path from the root of the input.
