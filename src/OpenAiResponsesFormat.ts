@@ -672,7 +672,41 @@ export const decode = (
  * @since 0.1.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  decodeInternal.requestKeys
+  {
+    conversation: ["input", "instructions"],
+    // `ResponseCreateParams` of the `openai` SDK 6.49
+    parameters: [
+      "model",
+      "background",
+      "context_management",
+      "conversation",
+      "include",
+      "max_output_tokens",
+      "max_tool_calls",
+      "metadata",
+      "moderation",
+      "parallel_tool_calls",
+      "previous_response_id",
+      "prompt",
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "prompt_cache_retention",
+      "reasoning",
+      "safety_identifier",
+      "service_tier",
+      "store",
+      "stream",
+      "stream_options",
+      "temperature",
+      "text",
+      "tool_choice",
+      "tools",
+      "top_logprobs",
+      "top_p",
+      "truncation",
+      "user"
+    ]
+  }
 
 /**
  * The OpenAI Responses format as a {@link Codec.Codec}.

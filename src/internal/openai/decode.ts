@@ -25,6 +25,7 @@ import * as Message from "../../Message.js"
 import * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
 import * as Guard from "../guard.js"
+import { lazy } from "../lazy.js"
 import { issueOf } from "../parseIssue.js"
 import * as RequestBody from "../requestBody.js"
 import { maxDepth, tooDeep, total } from "../wireInput.js"
@@ -35,12 +36,6 @@ export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
 type DecodeOptions = OpenAi.DecodeOptions
 
 type DecodeError = OpenAi.DecodeError
-
-/** Made on first use (the schemas are not initialised while this module loads; see above). */
-const lazy = <A>(make: () => A): () => A => {
-  let value: A | undefined
-  return () => value ??= make()
-}
 
 /** How an unexpected value is named in an error message (the schemas' messages use it too). */
 export const describe = (u: unknown): string =>
