@@ -78,7 +78,7 @@
  * @since 0.1.0
  */
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
@@ -396,12 +396,20 @@ export const InputRequest = wire.Request
 export interface InputRequest extends Schema.Schema.Type<typeof InputRequest> {}
 
 /**
- * Either transcript shape decode reads: a request body or a bare `contents` array.
+ * Everything {@link decode} reads, as one Schema that only validates: a request body
+ * ({@link InputRequest}, with the request parameters of {@link requestKeys}, accepted and ignored) or
+ * a bare `contents` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
+ * `Schema.encodedSchema` of that describe the wire.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Input = wire.Transcript
+export const Input = Schema.Union(
+  Codec.requestBody(wire.Request.fields, wire.requestKeys.parameters).annotations({
+    identifier: "GoogleInputRequest"
+  }),
+  wire.Contents
+).annotations({ identifier: "GoogleInput" })
 
 /**
  * @category models
@@ -571,13 +579,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Gemini wire shape to a canonical conversation (default options), for Schema
- * pipelines such as `Schema.parseJson(GoogleFormat.schema)`. Conversion errors become parse issues
- * carrying the tagged error's message.
+ * pipelines such as `Schema.parseJson(GoogleFormat.schema)`. Its encoded side is {@link Input}:
+ * `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is not of that
+ * shape fails with `Input`'s parse issue; conversion errors become parse issues carrying the tagged
+ * error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses

@@ -44,14 +44,21 @@ const JsonNumber = Schema.Number.pipe(
   })
 )
 
-// The structure of a JSON value, as a Schema: what is checked, and where an error points.
+// The structure of a JSON value, as a Schema: what is checked, and where an error points. The
+// recursion is named, so that `JSONSchema.make` of a `Schema.encodedSchema` (which drops the union's
+// own annotations) still finds an identifier for it.
 const JsonValueStructure: Schema.Schema<JsonValue> = Schema.Union(
   Schema.Null,
   Schema.Boolean,
   JsonNumber,
   Schema.String,
-  Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure)),
-  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure) })
+  Schema.Array(
+    Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure).annotations({ identifier: "JsonValue" })
+  ),
+  Schema.Record({
+    key: Schema.String,
+    value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure).annotations({ identifier: "JsonValue" })
+  })
 ).annotations({ identifier: "JsonValue" })
 
 const JsonObjectStructure: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValueStructure })

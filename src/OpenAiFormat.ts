@@ -626,6 +626,81 @@ export const InputMessage = Schema.Union(
  */
 export type InputMessage = typeof InputMessage.Type
 
+/**
+ * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["messages"],
+    // `ChatCompletionCreateParams` of the `openai` SDK 6.49, the deprecated `functions` and
+    // `function_call` included
+    parameters: [
+      "model",
+      "audio",
+      "frequency_penalty",
+      "function_call",
+      "functions",
+      "logit_bias",
+      "logprobs",
+      "max_completion_tokens",
+      "max_tokens",
+      "metadata",
+      "modalities",
+      "moderation",
+      "n",
+      "parallel_tool_calls",
+      "prediction",
+      "presence_penalty",
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "prompt_cache_retention",
+      "reasoning_effort",
+      "response_format",
+      "safety_identifier",
+      "seed",
+      "service_tier",
+      "stop",
+      "store",
+      "stream",
+      "stream_options",
+      "temperature",
+      "tool_choice",
+      "tools",
+      "top_logprobs",
+      "top_p",
+      "user",
+      "verbosity",
+      "web_search_options"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
+ * and the request parameters of {@link requestKeys}, accepted and ignored) or a bare message list.
+ * It is the encoded side of {@link schema}, so `JSONSchema.make` and `Schema.encodedSchema` of that
+ * describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
+    identifier: "OpenAiInputRequest"
+  }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "OpenAiInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -753,59 +828,6 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
 
 /**
- * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: ["messages"],
-    // `ChatCompletionCreateParams` of the `openai` SDK 6.49, the deprecated `functions` and
-    // `function_call` included
-    parameters: [
-      "model",
-      "audio",
-      "frequency_penalty",
-      "function_call",
-      "functions",
-      "logit_bias",
-      "logprobs",
-      "max_completion_tokens",
-      "max_tokens",
-      "metadata",
-      "modalities",
-      "moderation",
-      "n",
-      "parallel_tool_calls",
-      "prediction",
-      "presence_penalty",
-      "prompt_cache_key",
-      "prompt_cache_options",
-      "prompt_cache_retention",
-      "reasoning_effort",
-      "response_format",
-      "safety_identifier",
-      "seed",
-      "service_tier",
-      "stop",
-      "store",
-      "stream",
-      "stream_options",
-      "temperature",
-      "tool_choice",
-      "tools",
-      "top_logprobs",
-      "top_p",
-      "user",
-      "verbosity",
-      "web_search_options"
-    ]
-  }
-
-/**
  * The OpenAI format as a {@link Codec.Codec}.
  *
  * @category codecs
@@ -815,13 +837,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Chat Completions message list to a canonical conversation (default options),
- * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Failures become parse
- * issues carrying the tagged error's message.
+ * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Its encoded side is
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that
+ * is not of that shape fails with `Input`'s parse issue; conversion errors become parse issues
+ * carrying the tagged error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses

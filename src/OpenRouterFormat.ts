@@ -52,7 +52,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
@@ -254,6 +254,62 @@ export const InputMessage: typeof OpenAiFormat.InputMessage = OpenAiFormat.Input
  */
 export type InputMessage = OpenAiFormat.InputMessage
 
+/**
+ * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: OpenAiFormat.requestKeys.conversation,
+    parameters: [
+      ...OpenAiFormat.requestKeys.parameters,
+      // what OpenRouter's chat request adds to OpenAI's (its API reference)
+      "debug",
+      "image_config",
+      "include_reasoning",
+      "min_p",
+      "models",
+      "plugins",
+      "prompt",
+      "provider",
+      "reasoning",
+      "repetition_penalty",
+      "route",
+      "session_id",
+      "top_a",
+      "top_k",
+      "trace",
+      "transforms",
+      "usage"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
+ * and the request parameters of {@link requestKeys}, OpenAI's and OpenRouter's own, accepted and
+ * ignored) or a bare message list. It is the encoded side of {@link schema}, so `JSONSchema.make`
+ * and `Schema.encodedSchema` of that describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
+    identifier: "OpenRouterInputRequest"
+  }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "OpenRouterInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -352,40 +408,6 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
 
 /**
- * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: OpenAiFormat.requestKeys.conversation,
-    parameters: [
-      ...OpenAiFormat.requestKeys.parameters,
-      // what OpenRouter's chat request adds to OpenAI's (its API reference)
-      "debug",
-      "image_config",
-      "include_reasoning",
-      "min_p",
-      "models",
-      "plugins",
-      "prompt",
-      "provider",
-      "reasoning",
-      "repetition_penalty",
-      "route",
-      "session_id",
-      "top_a",
-      "top_k",
-      "trace",
-      "transforms",
-      "usage"
-    ]
-  }
-
-/**
  * The OpenRouter format as a {@link Codec.Codec}.
  *
  * @category codecs
@@ -395,12 +417,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the OpenRouter message list to a canonical conversation (default options), for
- * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`.
+ * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`. Its encoded side is
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is
+ * not of that shape fails with `Input`'s parse issue; conversion errors become parse issues carrying
+ * the tagged error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses

@@ -1037,13 +1037,21 @@ describe("OpenAiFormat.codec and schema", () => {
     const text = Schema.encodeSync(json)(conversation)
     assert.strictEqual(text, JSON.stringify(goldens[1]!.expected))
     assert.deepStrictEqual(Schema.decodeUnknownSync(json)(text), conversation)
-    const failure = Schema.decodeUnknownEither(json)("[{\"role\": \"user\", \"content\": 5}]")
+    // well formed, but with no canonical form: the tagged error's message
+    const failure = Schema.decodeUnknownEither(json)(
+      "[{\"role\": \"user\", \"content\": [{\"type\": \"image_url\", \"image_url\": {\"url\": \"https://x/y.png\"}}]}]"
+    )
     assert.isTrue(Either.isLeft(failure))
     if (Either.isLeft(failure)) {
-      assert.include(
-        failure.left.message,
-        "openai: message 0: malformed input at $[0].content: Expected a string or an array of content parts, actual 5"
-      )
+      assert.include(failure.left.message, "openai: message 0, block 0: \"image_url\" content has no canonical form")
+    }
+    // not of the Input's shape: the Input's parse issue, at the same place
+    const malformed = Schema.decodeUnknownEither(json)("[{\"role\": \"user\", \"content\": 5}]")
+    assert.isTrue(Either.isLeft(malformed))
+    if (Either.isLeft(malformed)) {
+      assert.include(malformed.left.message, "OpenAiInput")
+      assert.include(malformed.left.message, "Expected a string or an array of content parts, actual 5")
+      assert.notInclude(malformed.left.message, "openai: message 0: malformed input")
     }
   })
 })
