@@ -13,8 +13,10 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import * as Guard from "./internal/guard.js"
 import type * as Provider from "./Provider.js"
 
 /**
@@ -82,7 +84,7 @@ export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
   options?: { readonly encode?: EncodeOptions; readonly decode?: DecodeOptions }
 ): Schema.Schema<Conversation.Conversation, I> =>
   Schema.transformOrFail(
-    input,
+    bounded(input),
     Schema.typeSchema(Conversation.Conversation),
     {
       strict: true,
@@ -96,6 +98,25 @@ export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
     }
     // what encode wrote goes out as it is (its Schema encode leaves no key out and moves none)
   ).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
+
+/**
+ * `input`, read only once the value is known to nest no deeper than `maxDepth` (512) levels, the
+ * limit every decoder applies. Effect's parser and its error formatter both recurse into a value, so
+ * on one nested thousands deep (`JSON.parse` builds it without complaint) they would overflow the
+ * stack; here such a value fails at once with a message, as `decode` answers it. Everything that
+ * reads a schema's structure (JSON Schema, arbitraries, ...) reads `input` (the surrogate).
+ */
+const bounded = <A, I>(input: Schema.Schema<A, I>): Schema.Schema<A, I> =>
+  Schema.declare([], {
+    decode: () => (u, options, ast) =>
+      Guard.withinDepth(u, 0)
+        ? ParseResult.decodeUnknown(input)(u, options)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`)),
+    encode: () => (u, options, ast) =>
+      Guard.withinDepth(u, 0)
+        ? ParseResult.encodeUnknown(input)(u, options)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`))
+  }, { [AST.SurrogateAnnotationId]: input.ast }) as unknown as Schema.Schema<A, I>
 
 /**
  * A request body as a format's `Input` declares it: `fields`, where the conversation is, and the

@@ -560,6 +560,52 @@ export const InputItem = Schema.Union(
 export type InputItem = typeof InputItem.Type
 
 /**
+ * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
+ * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
+ * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
+ * with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["input", "instructions"],
+    // `ResponseCreateParams` of the `openai` SDK 6.49
+    parameters: [
+      "model",
+      "background",
+      "context_management",
+      "conversation",
+      "include",
+      "max_output_tokens",
+      "max_tool_calls",
+      "metadata",
+      "moderation",
+      "parallel_tool_calls",
+      "previous_response_id",
+      "prompt",
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "prompt_cache_retention",
+      "reasoning",
+      "safety_identifier",
+      "service_tier",
+      "store",
+      "stream",
+      "stream_options",
+      "temperature",
+      "text",
+      "tool_choice",
+      "tools",
+      "top_logprobs",
+      "top_p",
+      "truncation",
+      "user"
+    ]
+  }
+
+/**
  * Everything {@link decode} reads, as one Schema that only validates: a request body (`input`, a
  * string or items; `instructions`, a string or `null`; and the request parameters of
  * {@link requestKeys}, accepted and ignored) or a bare item list. It is the encoded side of
@@ -572,7 +618,7 @@ export const Input = Schema.Union(
   Codec.requestBody({
     input: Schema.Union(Schema.String, Schema.Array(InputItem)),
     instructions: Schema.optional(Schema.NullOr(Schema.String))
-  }, decodeInternal.requestKeys.parameters).annotations({ identifier: "ResponsesInputRequest" }),
+  }, requestKeys.parameters).annotations({ identifier: "ResponsesInputRequest" }),
   Schema.Array(InputItem)
 ).annotations({ identifier: "OpenAiResponsesInput" })
 
@@ -684,18 +730,6 @@ export const decode = (
   input: unknown,
   options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, DecodeError> => decodeInternal.decode(input, options)
-
-/**
- * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
- * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
- * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
- * with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  decodeInternal.requestKeys
 
 /**
  * The OpenAI Responses format as a {@link Codec.Codec}.

@@ -4,7 +4,6 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
-import * as Chat from "../src/internal/openAiChat.js"
 import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 import { chatLike, normalize } from "./utils/openAiChat.js"
@@ -1058,5 +1057,5 @@ describe("OpenAiFormat.codec and schema", () => {
 })
 
 describe("OpenAiFormat.decode: one declaration, read by the guard and the Schema", () => {
-  guardLaws("messages", Schema.Array(Chat.InputMessage), { onExcessProperty: "ignore" })
+  guardLaws("messages", Schema.Array(OpenAiFormat.InputMessage), { onExcessProperty: "ignore" })
 })
