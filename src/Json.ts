@@ -68,7 +68,7 @@ const JsonObjectStructure: Schema.Schema<JsonObject> = Schema.Record({ key: Sche
 
 /**
  * Is `u`, found at `depth` inside a JSON value, a JSON value (finite numbers, arrays, objects of
- * JSON values) nesting no deeper than `maxDepth` (512) levels? The bound keeps every check of a
+ * JSON values) with nothing nested more than `maxDepth` (512) levels below it? The bound keeps every check of a
  * hostile value (`JSON.parse` builds one 100,000 levels deep without complaint) off the end of the
  * stack, and is the same limit every decoder applies to its whole input.
  */
@@ -81,7 +81,7 @@ const isJsonValueAt = (u: unknown, depth: number): u is JsonValue => {
       return Number.isFinite(u)
     case "object": {
       if (u === null) return true
-      if (depth >= maxDepth) return false
+      if (depth > maxDepth) return false
       if (Array.isArray(u)) {
         const items: ReadonlyArray<unknown> = u
         for (let i = 0; i < items.length; i++) if (!isJsonValueAt(items[i], depth + 1)) return false
@@ -97,7 +97,7 @@ const isJsonValueAt = (u: unknown, depth: number): u is JsonValue => {
 const hasOwn = Object.prototype.hasOwnProperty
 
 const isJsonObjectAt = (u: unknown, depth: number): u is JsonObject => {
-  if (typeof u !== "object" || u === null || Array.isArray(u) || depth >= maxDepth) return false
+  if (typeof u !== "object" || u === null || Array.isArray(u) || depth > maxDepth) return false
   const record = u as { readonly [key: string]: unknown }
   for (const key in record) if (hasOwn.call(record, key) && !isJsonValueAt(record[key], depth + 1)) return false
   return true
@@ -110,7 +110,7 @@ const isJsonObject = (u: unknown): u is JsonObject => isJsonObjectAt(u, 0)
 /** Does the value nest deeper than the limit (and so would the structure's recursive decode)? */
 const tooDeep = (u: unknown, depth: number): boolean => {
   if (typeof u !== "object" || u === null) return false
-  if (depth >= maxDepth) return true
+  if (depth > maxDepth) return true
   if (Array.isArray(u)) {
     const items: ReadonlyArray<unknown> = u
     for (let i = 0; i < items.length; i++) if (tooDeep(items[i], depth + 1)) return true

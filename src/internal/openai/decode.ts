@@ -107,17 +107,38 @@ const malformed = (
   return malformedAt(format, [...prefix, ...path], prefix, message)
 }
 
+/**
+ * Where in the input a value is. The path is kept as a chain (`parent` plus the keys it adds) and
+ * made into an array only when an error needs it: a valid conversation, the common case, builds none.
+ */
 interface Where {
   readonly format: Format
-  readonly path: ConversionError.Path
+  readonly parent: Where | ConversionError.Path
+  readonly keys: ReadonlyArray<string | number>
   readonly messageIndex: number
   readonly blockIndex?: number | undefined
 }
 
-const at = (where: Where, key: string, blockIndex?: number): Where =>
-  blockIndex === undefined
-    ? { ...where, path: [...where.path, key] }
-    : { ...where, path: [...where.path, key, blockIndex], blockIndex }
+const at = (where: Where, key: string, blockIndex?: number): Where => ({
+  format: where.format,
+  parent: where,
+  keys: blockIndex === undefined ? [key] : [key, blockIndex],
+  messageIndex: where.messageIndex,
+  blockIndex: blockIndex ?? where.blockIndex
+})
+
+const pathOf = (where: Where): ConversionError.Path => {
+  const chain: Array<Where> = []
+  let node: Where | ConversionError.Path = where
+  while (!Array.isArray(node)) {
+    const w = node as Where
+    chain.push(w)
+    node = w.parent
+  }
+  const path: Array<PropertyKey> = [...(node as ConversionError.Path)]
+  for (let i = chain.length - 1; i >= 0; i--) path.push(...chain[i]!.keys)
+  return path as unknown as ConversionError.Path
+}
 
 const unsupported = (
   where: Where,
@@ -127,7 +148,7 @@ const unsupported = (
   Either.left(
     new ConversionError.UnsupportedContent({
       format: where.format,
-      path: where.path,
+      path: pathOf(where),
       messageIndex: where.messageIndex,
       ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
       contentType,
@@ -200,7 +221,8 @@ const decodeContent = <P>(
 ): Either.Either<Array<Block.ContentBlock>, ConversionError.UnsupportedContent> => {
   if (typeof content === "string") return Either.right([Block.text(content)])
   const blocks: Array<Block.ContentBlock> = []
-  for (const [k, part] of content.entries()) {
+  for (let k = 0; k < content.length; k++) {
+    const part = content[k]!
     const block = decodeOne(part, at(where, "content", k))
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
@@ -212,7 +234,7 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
   Either.left(
     new ConversionError.InvalidToolArguments({
       format: where.format,
-      path: where.path,
+      path: pathOf(where),
       messageIndex: where.messageIndex,
       blockIndex: where.blockIndex ?? 0,
       raw,
@@ -237,10 +259,11 @@ const parseArguments = (
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return invalidArguments(where, raw, `expected a JSON object, actual ${describe(parsed)}`)
   }
-  // the rest of the conversation is limited to this depth too (see `decode`)
-  if (tooDeep(parsed) !== undefined) return invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
-  return isJsonObject(parsed)
-    ? Either.right(parsed)
+  // one walk when the arguments are valid (the check is depth-bounded); on failure, say why. The
+  // rest of the conversation is limited to this depth too (see `decode`)
+  if (isJsonObject(parsed)) return Either.right(parsed)
+  return tooDeep(parsed) !== undefined
+    ? invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
     : invalidArguments(where, raw, "a number is too large to represent")
 }
 
@@ -356,7 +379,7 @@ const toConversation = (
     results = []
   }
   for (const [i, message] of messages.entries()) {
-    const where: Where = { format, path: [...prefix, i], messageIndex: i }
+    const where: Where = { format, parent: prefix, keys: [i], messageIndex: i }
     switch (message.role) {
       case "system":
       case "developer": {
