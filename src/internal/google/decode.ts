@@ -154,12 +154,59 @@ interface Classified {
   readonly signature: Field<string> | undefined
 }
 
+/** What each data-field key of a part is (both spellings), for {@link classifyValid}. */
+const dataKeys: {
+  readonly [key: string]: { readonly tag: Data["_tag"]; readonly snake: string; readonly reason: string }
+} = Object.fromEntries([
+  ["text", { tag: "text", snake: "text", reason: "" }],
+  ...(
+    [["inline_data", "inlineData"], ["function_call", "functionCall"], [
+      "function_response",
+      "functionResponse"
+    ]] as const
+  ).flatMap(([snake, camel]) => [snake, camel].map((key) => [key, { tag: snake, snake, reason: "" }])),
+  ...unsupportedFields.flatMap(([snake, camel, reason]) =>
+    [snake, camel].map((key) => [key, { tag: "unsupported", snake, reason }])
+  )
+])
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * {@link classify} for a part with at most one data field and one signature, in one pass over its
+ * keys (the common case); `undefined` for anything else, which `classify` answers, errors included.
+ */
+const classifyValid = (part: Format.InputPart): Classified | undefined => {
+  const record = part as { readonly [key: string]: unknown }
+  let data: Data | undefined
+  let signature: Field<string> | undefined
+  for (const key in record) {
+    if (!hasOwn.call(record, key)) continue
+    const value = record[key]
+    if (value === null || value === undefined) continue
+    if (key === "thought_signature" || key === "thoughtSignature") {
+      if (signature !== undefined) return undefined
+      signature = { key, value: value as string }
+      continue
+    }
+    const known = dataKeys[key]
+    if (known === undefined || !hasOwn.call(dataKeys, key)) continue
+    if (data !== undefined) return undefined
+    data = known.tag === "unsupported"
+      ? { _tag: "unsupported", key, contentType: known.snake, reason: known.reason }
+      : { _tag: known.tag, key, value } as Data
+  }
+  return { data, thought: part.thought === true, signature }
+}
+
 /** Which data field a part sets (at most one), its `thought` flag and its signature. */
 const classify = (
   part: Format.InputPart,
   at: Path,
   location: Location
 ): Either.Either<Classified, ConversionError.MalformedInput> => {
+  const valid = classifyValid(part)
+  if (valid !== undefined) return Either.right(valid)
   const found: Array<Data> = []
   if (isSet(part.text)) found.push({ _tag: "text", key: "text", value: part.text })
   const inline = spelled(["inline_data", part.inline_data], ["inlineData", part.inlineData], at, location)
