@@ -296,7 +296,9 @@ const decodeReasoning = (
   options: DecodeOptions
 ): Either.Either<Array<Block.ReasoningBlock>, ConversionError.UnsupportedContent> => {
   const fromDetails: Array<Block.ReasoningBlock> = []
-  for (const [k, detail] of (message.reasoning_details ?? []).entries()) {
+  const details = message.reasoning_details ?? []
+  for (let k = 0; k < details.length; k++) {
+    const detail = details[k]!
     const here = at(where, "reasoning_details", k)
     if (isOther(detail, known().reasoningDetail)) {
       return unsupported(here, detail.type, "a canonical reasoning block holds text and a signature only")
@@ -354,7 +356,9 @@ const decodeAssistant = (
     blocks.push(...content.right)
   }
   if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
-  for (const [k, call] of (message.tool_calls ?? []).entries()) {
+  const calls = message.tool_calls ?? []
+  for (let k = 0; k < calls.length; k++) {
+    const call = calls[k]!
     const block = decodeToolCall(call, at(where, "tool_calls", k))
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
@@ -378,7 +382,8 @@ const toConversation = (
     if (results.length > 0) out.push(Message.user(results))
     results = []
   }
-  for (const [i, message] of messages.entries()) {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!
     const where: Where = { format, parent: prefix, keys: [i], messageIndex: i }
     switch (message.role) {
       case "system":
