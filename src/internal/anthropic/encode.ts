@@ -40,29 +40,6 @@ const encodeToolResult = (block: Block.ToolResultBlock): Format.ToolResultBlock 
     : { type: "tool_result", tool_use_id: block.tool_call_id, content }
 }
 
-// One block, whatever the role: where it may stand is the caller's check.
-const encodeBlock = (block: Block.Block): Format.ContentBlock => {
-  switch (block.type) {
-    case "text":
-    case "image":
-      return encodeContent(block)
-    case "reasoning": {
-      const redacted = Redacted.dataOf(block)
-      return redacted !== undefined
-        ? { type: "redacted_thinking", data: redacted }
-        : block.signature
-        ? { type: "thinking", thinking: block.text, signature: block.signature }
-        : { type: "thinking", thinking: block.text }
-    }
-    case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input }
-    case "tool_result":
-      return encodeToolResult(block)
-    default:
-      return absurd(block)
-  }
-}
-
 // The error `Conversation.validate` reports for this block.
 const misplacedBlock = (
   role: Message.Role,
@@ -78,6 +55,24 @@ const misplacedBlock = (
     blockType
   })
 
+// `Message.allowedBlockTypes` as one record per role, read on every block: a property of a record
+// of constant shape, each entry read by name, costs less in this loop than a `Set` lookup (or a
+// keyed read) per block.
+type Allows = { readonly [T in Block.BlockType]: boolean }
+const allows = (role: Message.Role): Allows => {
+  const set = Message.allowedBlockTypes[role]
+  return {
+    text: set.has("text"),
+    image: set.has("image"),
+    reasoning: set.has("reasoning"),
+    tool_call: set.has("tool_call"),
+    tool_result: set.has("tool_result")
+  }
+}
+const systemAllows = allows("system")
+const userAllows = allows("user")
+const assistantAllows = allows("assistant")
+
 /**
  * Encode `blocks` of a `role` message into `content`, or return the error for the first block that
  * role may not hold (`Message.allowedBlockTypes`). `blocks` may be reordered (see
@@ -91,15 +86,45 @@ const encodeBlocks = (
   messageIndex: number,
   content: Array<Format.ContentBlock>
 ): ConversionError.MisplacedBlock | undefined => {
-  const allowed = Message.allowedBlockTypes[role]
+  const allowed = role === "assistant" ? assistantAllows : role === "user" ? userAllows : systemAllows
   for (let j = 0; j < blocks.length; j++) {
     const block = blocks[j]!
-    if (!allowed.has(block.type)) {
-      // a reordering keeps the other blocks in order, so the first misplaced block met is the first
-      // of the message, and the first occurrence of its object is where it is
-      return misplacedBlock(role, messageIndex, original.indexOf(block), block.type)
+    // one case per block type, each reading its own entry of the role's record
+    switch (block.type) {
+      case "text":
+        if (!allowed.text) break
+        content.push({ type: "text", text: block.text })
+        continue
+      case "image":
+        if (!allowed.image) break
+        content.push(encodeContent(block))
+        continue
+      case "reasoning": {
+        if (!allowed.reasoning) break
+        const redacted = Redacted.dataOf(block)
+        content.push(
+          redacted !== undefined
+            ? { type: "redacted_thinking", data: redacted }
+            : block.signature
+            ? { type: "thinking", thinking: block.text, signature: block.signature }
+            : { type: "thinking", thinking: block.text }
+        )
+        continue
+      }
+      case "tool_call":
+        if (!allowed.tool_call) break
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
+        continue
+      case "tool_result":
+        if (!allowed.tool_result) break
+        content.push(encodeToolResult(block))
+        continue
+      default:
+        return absurd(block)
     }
-    content.push(encodeBlock(block))
+    // a reordering keeps the other blocks in order, so the first misplaced block met is the first
+    // of the message, and the first occurrence of its object is where it is
+    return misplacedBlock(role, messageIndex, original.indexOf(block), block.type)
   }
   return undefined
 }
