@@ -615,17 +615,19 @@ export const decode = (
   options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, DecodeError> => AnthropicDecode.decode(input, options)
 
-/**
- * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
- * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
- * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
- * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
- * unseen, and an OpenAI body read as Anthropic says so.
- *
- * @category schemas
- * @since 0.1.0
- */
-export { requestKeys } from "./internal/anthropic/decode.js"
+export {
+  /**
+   * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
+   * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
+   * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
+   * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
+   * unseen, and an OpenAI body read as Anthropic says so.
+   *
+   * @category schemas
+   * @since 0.1.0
+   */
+  requestKeys
+} from "./internal/anthropic/decode.js"
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.

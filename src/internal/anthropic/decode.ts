@@ -346,7 +346,10 @@ export const decode = (
  * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
  * which decoding accepts and ignores; any other key is a `MalformedInput`.
  */
-export const requestKeys: RequestBody.Keys = {
+export const requestKeys: {
+  readonly conversation: ReadonlyArray<string>
+  readonly parameters: ReadonlyArray<string>
+} = {
   conversation: ["system", "messages"],
   parameters: [
     "model",
