@@ -650,19 +650,46 @@ export const decode = (
   options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, DecodeError> => AnthropicDecode.decode(input, options)
 
-export {
-  /**
-   * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
-   * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
-   * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
-   * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
-   * unseen, and an OpenAI body read as Anthropic says so.
-   *
-   * @category schemas
-   * @since 0.1.0
-   */
-  requestKeys
-} from "./internal/anthropic/decode.js"
+/**
+ * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
+ * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
+ * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
+ * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
+ * unseen, and an OpenAI body read as Anthropic says so.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["system", "messages"],
+    parameters: [
+      "model",
+      "max_tokens",
+      "betas",
+      "cache_control",
+      "container",
+      "context_management",
+      "diagnostics",
+      "inference_geo",
+      "mcp_servers",
+      "metadata",
+      "output_config",
+      "output_format",
+      "service_tier",
+      "speed",
+      "stop_sequences",
+      "stream",
+      "temperature",
+      "thinking",
+      "tool_choice",
+      "tools",
+      "top_k",
+      "top_p",
+      "user_profile_id",
+      "workspace_id"
+    ]
+  }
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.

@@ -28,12 +28,12 @@ const first = (module: string, script: string): Promise<unknown> =>
   })
 
 describe("src/internal/anthropic loaded before AnthropicFormat", () => {
-  it("decode.ts decodes, rejects with the Schema's error and lists the request keys", async () => {
+  it("decode.ts decodes, rejects with the Schema's error and rejects an unknown request key", async () => {
     const out = await first(
       "src/internal/anthropic/decode.ts",
       `const ok = M.decode({ system: "s", messages: [{ role: "user", content: "hi" }], model: "m" })
 const bad = M.decode([{ role: "user", content: 1 }])
-console.log(JSON.stringify({ ok: ok.right, bad: bad.left._tag, path: bad.left.path, keys: M.requestKeys.conversation }))`
+console.log(JSON.stringify({ ok: ok.right, bad: bad.left._tag, path: bad.left.path, key: M.decode({ messages: [], modle: "m" }).left.path }))`
     )
     assert.deepStrictEqual(out, {
       ok: [
@@ -42,7 +42,7 @@ console.log(JSON.stringify({ ok: ok.right, bad: bad.left._tag, path: bad.left.pa
       ],
       bad: "MalformedInput",
       path: [0, "content"],
-      keys: ["system", "messages"]
+      key: ["modle"]
     })
   })
 

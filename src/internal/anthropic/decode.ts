@@ -42,7 +42,8 @@ const compile = () => ({
   isRequest: Guard.compile(Format.Request, { onExcessProperty: "ignore" }),
   isMessageArray: Guard.compile(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
   decodeRequest: Schema.decodeUnknownEither(Format.Request, { onExcessProperty: "ignore" }),
-  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" })
+  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
+  unknownRequestKey: RequestBody.checker(format, Format.requestKeys)
 })
 let compiled: ReturnType<typeof compile> | undefined
 const schemas = (): ReturnType<typeof compile> => compiled ??= compile()
@@ -321,7 +322,7 @@ export const decodeWithSchema = (
   return Either.isLeft(request) ? Either.left(Input.malformed(request.left, format, locator)) : convert(request.right)
 }
 
-/** `AnthropicFormat.decode`: an unknown request key, then the guard, then the Schema decode. */
+/** `AnthropicFormat.decode`: an unknown request key (`AnthropicFormat.requestKeys`), then the guard, then the Schema decode. */
 export const decode = (
   input: unknown,
   _options?: Format.DecodeOptions
@@ -330,7 +331,7 @@ export const decode = (
   // which builds the exact error (docs/performance.md)
   return Input.total(format, () => {
     if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      const unknown = schemas().unknownRequestKey(input as { readonly [key: string]: unknown })
       if (unknown !== undefined) return Either.left(unknown)
     }
     const { isMessageArray, isRequest } = schemas()
@@ -339,44 +340,3 @@ export const decode = (
       : decodeWithSchema(input)
   })
 }
-
-/**
- * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
- * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
- * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
- * which decoding accepts and ignores; any other key is a `MalformedInput`.
- */
-export const requestKeys: {
-  readonly conversation: ReadonlyArray<string>
-  readonly parameters: ReadonlyArray<string>
-} = {
-  conversation: ["system", "messages"],
-  parameters: [
-    "model",
-    "max_tokens",
-    "betas",
-    "cache_control",
-    "container",
-    "context_management",
-    "diagnostics",
-    "inference_geo",
-    "mcp_servers",
-    "metadata",
-    "output_config",
-    "output_format",
-    "service_tier",
-    "speed",
-    "stop_sequences",
-    "stream",
-    "temperature",
-    "thinking",
-    "tool_choice",
-    "tools",
-    "top_k",
-    "top_p",
-    "user_profile_id",
-    "workspace_id"
-  ]
-}
-
-const unknownRequestKey = RequestBody.checker(format, requestKeys)
