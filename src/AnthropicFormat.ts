@@ -53,20 +53,14 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import { absurd } from "effect/Function"
+import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Block from "./Block.js"
 import * as Codec from "./Codec.js"
-import * as Conversation from "./Conversation.js"
-import * as ConversionError from "./ConversionError.js"
-import * as Reasoning from "./internal/anthropic/reasoning.js"
-import * as Redacted from "./internal/anthropic/redacted.js"
-import * as Guard from "./internal/guard.js"
-import * as RequestBody from "./internal/requestBody.js"
-import * as Input from "./internal/wireInput.js"
+import type * as Conversation from "./Conversation.js"
+import type * as ConversionError from "./ConversionError.js"
+import * as AnthropicDecode from "./internal/anthropic/decode.js"
+import * as AnthropicEncode from "./internal/anthropic/encode.js"
 import * as Json from "./Json.js"
-import * as Message from "./Message.js"
 
 /**
  * The provider this module speaks.
@@ -282,19 +276,6 @@ export interface Wire extends Schema.Schema.Type<typeof Wire> {}
 // input: what decode accepts
 // -----------------------------------------------------------------------------
 
-const describe = (u: unknown): string =>
-  u === null
-    ? "null"
-    : Array.isArray(u)
-    ? "an array"
-    : typeof u === "object"
-    ? "an object"
-    : typeof u === "string"
-    ? JSON.stringify(u)
-    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
-    ? String(u)
-    : typeof u
-
 // `string | Array<B>`, with one clear message when the input is neither (a failed union otherwise
 // reports each member separately).
 const stringOr = <B extends Schema.Schema.Any>(blocks: B, what: string) =>
@@ -302,7 +283,10 @@ const stringOr = <B extends Schema.Schema.Any>(blocks: B, what: string) =>
     message: (issue) =>
       typeof issue.actual === "string" || Array.isArray(issue.actual)
         ? { message: "", override: false }
-        : { message: `Expected a string or an array of ${what}, actual ${describe(issue.actual)}`, override: true }
+        : {
+          message: `Expected a string or an array of ${what}, actual ${AnthropicDecode.describe(issue.actual)}`,
+          override: true
+        }
   })
 
 // A block of a type this format does not read. Its `type` is branded, so that ruling such a block
@@ -455,7 +439,7 @@ export type InputBlock = typeof InputBlock.Type
 
 const Role = Schema.Literal("user", "assistant", "system").annotations({
   message: (issue) => ({
-    message: `Expected "user" | "assistant" | "system", actual ${describe(issue.actual)}`,
+    message: `Expected "user" | "assistant" | "system", actual ${AnthropicDecode.describe(issue.actual)}`,
     override: true
   })
 })
@@ -595,220 +579,8 @@ export interface EncodeOptions {
 export interface DecodeOptions {}
 
 // -----------------------------------------------------------------------------
-// encoding
+// errors
 // -----------------------------------------------------------------------------
-
-// Encoding is one pass over the conversation that checks block placement as it goes, in the switch
-// that encodes each block: a separate `Conversation.validate` pass cost about a quarter of encode
-// (docs/performance.md, "What changed", encoders). The reference reports a misplaced block before any
-// other error, wherever it is, so when the pass fails, `Conversation.validate` runs and its error,
-// if it finds one, is the one returned.
-
-const encodeContent = (block: Block.ContentBlock): ToolResultContent => {
-  switch (block.type) {
-    case "text":
-      return { type: "text", text: block.text }
-    case "image":
-      return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } }
-    default:
-      return absurd(block)
-  }
-}
-
-const encodeToolResult = (block: Block.ToolResultBlock): ToolResultBlock => {
-  const content = block.blocks.map(encodeContent)
-  return block.is_error
-    ? { type: "tool_result", tool_use_id: block.tool_call_id, content, is_error: true }
-    : { type: "tool_result", tool_use_id: block.tool_call_id, content }
-}
-
-// The error `Conversation.validate` reports for this block.
-const misplacedBlock = (
-  role: Message.Role,
-  messageIndex: number,
-  blockIndex: number,
-  blockType: Block.BlockType
-): ConversionError.MisplacedBlock =>
-  new ConversionError.MisplacedBlock({
-    path: [messageIndex, "blocks", blockIndex],
-    messageIndex,
-    blockIndex,
-    role,
-    blockType
-  })
-
-/**
- * Encode `blocks` of a `role` message into `content`, or return the error for the first block that
- * role may not hold. `blocks` may be reordered (see {@link toolResultsFirst}); `original` is the
- * message's own block list, where a misplaced block is located.
- */
-const encodeBlocks = (
-  role: Message.Role,
-  blocks: ReadonlyArray<Block.Block>,
-  original: ReadonlyArray<Block.Block>,
-  messageIndex: number,
-  content: Array<ContentBlock>
-): ConversionError.MisplacedBlock | undefined => {
-  for (let j = 0; j < blocks.length; j++) {
-    const block = blocks[j]!
-    switch (block.type) {
-      case "text":
-      case "image":
-        content.push(encodeContent(block))
-        continue
-      case "reasoning": {
-        if (role !== "assistant") break
-        const redacted = Redacted.dataOf(block)
-        content.push(
-          redacted !== undefined
-            ? { type: "redacted_thinking", data: redacted }
-            : block.signature
-            ? { type: "thinking", thinking: block.text, signature: block.signature }
-            : { type: "thinking", thinking: block.text }
-        )
-        continue
-      }
-      case "tool_call":
-        if (role !== "assistant") break
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
-        continue
-      case "tool_result":
-        if (role !== "user") break
-        content.push(encodeToolResult(block))
-        continue
-    }
-    // a reordering keeps the other blocks in order, so the first misplaced block met is the first
-    // of the message, and the first occurrence of its object is where it is
-    return misplacedBlock(role, messageIndex, original.indexOf(block), block.type)
-  }
-  return undefined
-}
-
-// The API wants a user message's tool results first; everything else keeps its order. Most user
-// messages already have them first (or have none), and are returned as they are.
-const toolResultsFirst = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => {
-  let other = false
-  for (let j = 0; j < blocks.length; j++) {
-    if (blocks[j]!.type !== "tool_result") other = true
-    else if (other) return partition(blocks)
-  }
-  return blocks
-}
-
-const partition = (blocks: ReadonlyArray<Message.UserBlock>): ReadonlyArray<Message.UserBlock> => {
-  const results: Array<Message.UserBlock> = []
-  const rest: Array<Message.UserBlock> = []
-  for (let j = 0; j < blocks.length; j++) {
-    const block = blocks[j]!
-    if (block.type === "tool_result") results.push(block)
-    else rest.push(block)
-  }
-  return results.concat(rest)
-}
-
-const textOnly = (
-  message: Message.SystemMessage,
-  messageIndex: number,
-  reason: string,
-  texts: Array<string>
-): ConversionError.UnsupportedBlock | undefined => {
-  const blocks = message.blocks
-  for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
-    const block = blocks[blockIndex]!
-    if (block.type !== "text") {
-      return new ConversionError.UnsupportedBlock({
-        format: name,
-        path: [messageIndex, "blocks", blockIndex],
-        messageIndex,
-        blockIndex,
-        blockType: block.type,
-        reason
-      })
-    }
-    texts.push(block.text)
-  }
-  return undefined
-}
-
-const encodeLaterSystem = (
-  message: Message.SystemMessage,
-  messageIndex: number,
-  policy: "error" | "user" | "inline"
-): Either.Either<WireMessage, EncodeError> => {
-  switch (policy) {
-    case "error":
-      return Either.left(
-        new ConversionError.UnsupportedMessage({
-          format: name,
-          path: [messageIndex],
-          messageIndex,
-          role: "system",
-          reason: "a system message after the first non-system turn cannot be hoisted into the system parameter; " +
-            "move it to the start of the conversation, or set laterSystem to \"user\" or \"inline\""
-        })
-      )
-    case "user": {
-      const content: Array<ContentBlock> = []
-      const error = encodeBlocks("system", message.blocks, message.blocks, messageIndex, content)
-      return error === undefined ? Either.right({ role: "user", content }) : Either.left(error)
-    }
-    case "inline": {
-      const texts: Array<string> = []
-      const error = textOnly(message, messageIndex, "a mid-conversation system message holds text only", texts)
-      return error === undefined
-        ? Either.right({ role: "system", content: texts.map((text): TextBlock => ({ type: "text", text })) })
-        : Either.left(error)
-    }
-    default:
-      return absurd(policy)
-  }
-}
-
-const encodeConversation = (
-  conversation: Conversation.Conversation,
-  options: EncodeOptions | undefined
-): Either.Either<Wire, EncodeError> => {
-  const laterSystem = options?.laterSystem ?? "error"
-  const system: Array<string> = []
-  const messages: Array<WireMessage> = []
-  let leading = true
-  for (let i = 0; i < conversation.length; i++) {
-    const message = conversation[i]!
-    switch (message.role) {
-      case "system": {
-        if (leading) {
-          const error = textOnly(message, i, "the system parameter holds text only", system)
-          if (error !== undefined) return Either.left(error)
-        } else {
-          const encoded = encodeLaterSystem(message, i, laterSystem)
-          if (Either.isLeft(encoded)) return Either.left(encoded.left)
-          messages.push(encoded.right)
-        }
-        break
-      }
-      case "user":
-      case "assistant": {
-        leading = false
-        const blocks = message.role === "user" ? toolResultsFirst(message.blocks) : message.blocks
-        const content: Array<ContentBlock> = []
-        const error = encodeBlocks(message.role, blocks, message.blocks, i, content)
-        if (error !== undefined) return Either.left(error)
-        messages.push({ role: message.role, content })
-        break
-      }
-      default:
-        return absurd(message)
-    }
-  }
-  return Either.right({
-    system: system.length === 0
-      ? null
-      : options?.system === "blocks"
-      ? system.map((text): TextBlock => ({ type: "text", text }))
-      : system.join("\n\n"),
-    messages
-  })
-}
 
 /**
  * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
@@ -857,297 +629,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => {
-  const prepared = Reasoning.prepare(conversation, options?.unsignedReasoning)
-  const encoded: Either.Either<Wire, EncodeError> = Either.isLeft(prepared)
-    ? Either.left(prepared.left)
-    : encodeConversation(prepared.right, options)
-  if (Either.isRight(encoded)) return encoded
-  const placed = Conversation.validate(conversation)
-  return Either.isLeft(placed) ? Either.left(placed.left) : encoded
-}
-
-// -----------------------------------------------------------------------------
-// decoding
-// -----------------------------------------------------------------------------
-
-const decodeRequest = Schema.decodeUnknownEither(Request, { onExcessProperty: "ignore" })
-const decodeMessageArray = Schema.decodeUnknownEither(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
-
-const canonicalBlocks = "text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
-
-// Where a block sits: its message and block index, and the prefix of the messages array in the
-// input. Paths are built only for an error.
-// One cursor per message, moved from block to block: an error copies what it needs at once.
-interface Where {
-  readonly prefix: ConversionError.Path
-  readonly messageIndex: number
-  blockIndex: number
-}
-
-type Failed = ConversionError.UnsupportedContent
-
-const failed = (u: object): u is Failed => u instanceof ConversionError.UnsupportedContent
-
-const blockPath = (where: Where): ConversionError.Path => [
-  ...where.prefix,
-  where.messageIndex,
-  "content",
-  where.blockIndex
-]
-
-const unsupported = (
-  where: Where,
-  contentType: string,
-  reason: string,
-  path: ConversionError.Path = blockPath(where)
-) =>
-  new ConversionError.UnsupportedContent({
-    format: name,
-    path,
-    messageIndex: where.messageIndex,
-    blockIndex: where.blockIndex,
-    contentType,
-    reason
-  })
-
-type InputContent = typeof InputTextBlock.Type | typeof InputImageBlock.Type
-
-// A decoded block of no type this format reads is the `OtherBlock` member: its `type` is none of
-// the other members' tags, which the schema's own filter (`otherThan`) says.
-const knownBlockTypes: ReadonlySet<string> = new Set([
-  "text",
-  "image",
-  "thinking",
-  "redacted_thinking",
-  "tool_use",
-  "tool_result"
-])
-const isOtherBlock = (block: InputBlock): block is typeof OtherBlock.Type => !knownBlockTypes.has(block.type)
-const isOtherContent = (
-  block: InputToolResultBlock["content"] extends infer C ? C extends ReadonlyArray<infer B> ? B : never : never
-): block is typeof OtherToolResultContent.Type => block.type !== "text" && block.type !== "image"
-
-const contentPath = (where: Where, inner: number | undefined, key: string): ConversionError.Path =>
-  inner === undefined ? [...blockPath(where), key] : [...blockPath(where), "content", inner, key]
-
-// `inner` is the index of the content inside a tool result, when the block is one
-const decodeContent = (
-  block: InputContent,
-  where: Where,
-  inner?: number
-): Block.ContentBlock | Failed => {
-  switch (block.type) {
-    case "text":
-      return block.citations !== undefined && block.citations !== null && block.citations.length > 0
-        ? unsupported(
-          where,
-          "citations",
-          "a canonical text block has no place for its sources; strip them to keep the text alone",
-          contentPath(where, inner, "citations")
-        )
-        : Block.text(block.text)
-    case "image": {
-      const source = block.source
-      switch (source.type) {
-        case "base64":
-          return Block.image(source.data, source.media_type)
-        case "url":
-          return unsupported(
-            where,
-            "url image source",
-            "canonical images carry base64 data; fetch the image and send it as a base64 source",
-            contentPath(where, inner, "source")
-          )
-        case "file":
-          return unsupported(
-            where,
-            "file image source",
-            "canonical images carry base64 data; download the file and send it as a base64 source",
-            contentPath(where, inner, "source")
-          )
-        default:
-          return absurd(source)
-      }
-    }
-    default:
-      return absurd(block)
-  }
-}
-
-const decodeToolResult = (
-  block: InputToolResultBlock,
-  where: Where
-): Block.ToolResultBlock | Failed => {
-  const content = block.content ?? []
-  let inner: Array<Block.ContentBlock>
-  if (typeof content === "string") {
-    inner = [Block.text(content)]
-  } else {
-    inner = new Array(content.length)
-    for (let k = 0; k < content.length; k++) {
-      const item = content[k]!
-      if (isOtherContent(item)) {
-        return unsupported(
-          where,
-          item.type,
-          "a canonical tool result holds only text and image content",
-          [...blockPath(where), "content", k]
-        )
-      }
-      const decoded = decodeContent(item, where, k)
-      if (failed(decoded)) return decoded
-      inner[k] = decoded
-    }
-  }
-  return Block.toolResult(block.tool_use_id, inner, { isError: block.is_error ?? false })
-}
-
-const decodeBlock = (
-  block: InputBlock,
-  where: Where
-): Block.Block | Failed => {
-  if (isOtherBlock(block)) {
-    return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
-  }
-  switch (block.type) {
-    case "text":
-    case "image":
-      return decodeContent(block, where)
-    case "thinking":
-      return Block.reasoning(block.thinking, { signature: block.signature ?? null })
-    case "redacted_thinking":
-      return Redacted.block(block.data)
-    case "tool_use":
-      // a copy, so that the conversation shares no mutable object with the input
-      return Block.toolCall(block.id, block.name, Guard.copyJsonObject(block.input))
-    case "tool_result":
-      return decodeToolResult(block, where)
-    default:
-      return absurd(block)
-  }
-}
-
-const withBlocks = (role: Message.Role, blocks: ReadonlyArray<Block.Block>): Message.Message =>
-  role === "system"
-    ? Message.system(blocks as ReadonlyArray<Message.SystemBlock>)
-    : role === "user"
-    ? Message.user(blocks as ReadonlyArray<Message.UserBlock>)
-    : Message.assistant(blocks as ReadonlyArray<Message.AssistantBlock>)
-
-const decodeMessage = (
-  message: InputMessage,
-  messageIndex: number,
-  prefix: ConversionError.Path
-): Either.Either<Message.Message, DecodeError> => {
-  const role = message.role
-  const content = message.content
-  if (typeof content === "string") return Either.right(withBlocks(role, [Block.text(content)]))
-  const blocks: Array<Block.Block> = new Array(content.length)
-  const where: Where = { prefix, messageIndex, blockIndex: 0 }
-  for (let blockIndex = 0; blockIndex < content.length; blockIndex++) {
-    where.blockIndex = blockIndex
-    const decoded = decodeBlock(content[blockIndex]!, where)
-    if (failed(decoded)) return Either.left(decoded)
-    blocks[blockIndex] = decoded
-  }
-  // placement after every block decoded: content with no canonical form is reported first
-  for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
-    const type = blocks[blockIndex]!.type
-    if (!Message.isAllowed(role, type)) {
-      return Either.left(
-        new ConversionError.MisplacedBlock({
-          format: "anthropic",
-          path: [...prefix, messageIndex, "content", blockIndex],
-          messageIndex,
-          blockIndex,
-          role,
-          blockType: type
-        })
-      )
-    }
-  }
-  return Either.right(withBlocks(role, blocks))
-}
-
-const decodeMessages = (
-  messages: ReadonlyArray<InputMessage>,
-  prefix: ConversionError.Path,
-  out: Array<Message.Message>
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  for (let i = 0; i < messages.length; i++) {
-    const decoded = decodeMessage(messages[i]!, i, prefix)
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    out.push(decoded.right)
-  }
-  return Either.right(out)
-}
-
-// what decoding reads, compiled to guards once (src/internal/guard.ts)
-const isRequest = Guard.compile(Request, { onExcessProperty: "ignore" })
-const isMessageArray = Guard.compile(Schema.Array(InputMessage), { onExcessProperty: "ignore" })
-
-// the conversion of a request body or messages array that decodes
-const convert = (
-  input: Request | ReadonlyArray<InputMessage>
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  if (isArray(input)) return decodeMessages(input, [], [])
-  const { messages, system } = input
-  const out: Array<Message.Message> = []
-  if (typeof system === "string") out.push(Message.system(system))
-  else if (system !== undefined && system !== null && system.length > 0) {
-    out.push(Message.system(system.map((block) => Block.text(block.text))))
-  }
-  return decodeMessages(messages, ["messages"], out)
-}
-
-const isArray = (u: unknown): u is ReadonlyArray<any> => Array.isArray(u)
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-/**
- * {@link decode} without its guard: the Schema decode of the whole input, then the conversion. Every
- * malformed input is reported from here.
- *
- * @internal
- */
-export const decodeWithSchema = (
-  input: unknown
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
-  // only what is read is walked: a request body's `tools` and the like are ignored
-  const deep = isRecord(input)
-    ? Input.tooDeep({ system: input["system"], messages: input["messages"] })
-    : Input.tooDeep(input)
-  if (deep !== undefined) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format: name,
-        path: deep,
-        reason: `nested more than ${Input.maxDepth} levels deep (or cyclic)`,
-        ...Input.locate(deep, locator)
-      })
-    )
-  }
-  if (Array.isArray(input)) {
-    const messages = decodeMessageArray(input)
-    return Either.isLeft(messages)
-      ? Either.left(Input.malformed(messages.left, name, locator))
-      : convert(messages.right)
-  }
-  if (!isRecord(input)) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format: name,
-        path: [],
-        reason: `expected a request body {system?, messages} or an array of messages, actual ${describe(input)}`
-      })
-    )
-  }
-  const request = decodeRequest(input)
-  return Either.isLeft(request) ? Either.left(Input.malformed(request.left, name, locator)) : convert(request.right)
-}
+): Either.Either<Wire, EncodeError> => AnthropicEncode.encode(conversation, options)
 
 /**
  * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
@@ -1165,20 +647,8 @@ export const decodeWithSchema = (
  */
 export const decode = (
   input: unknown,
-  _options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
-  // which builds the exact error (docs/performance.md)
-  return Input.total("anthropic", () => {
-    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
-      if (unknown !== undefined) return Either.left(unknown)
-    }
-    return (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
-      ? convert(input as Request | ReadonlyArray<InputMessage>)
-      : decodeWithSchema(input)
-  })
-}
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => AnthropicDecode.decode(input, options)
 
 /**
  * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
@@ -1190,37 +660,36 @@ export const decode = (
  * @category schemas
  * @since 0.1.0
  */
-export const requestKeys: RequestBody.Keys = {
-  conversation: ["system", "messages"],
-  parameters: [
-    "model",
-    "max_tokens",
-    "betas",
-    "cache_control",
-    "container",
-    "context_management",
-    "diagnostics",
-    "inference_geo",
-    "mcp_servers",
-    "metadata",
-    "output_config",
-    "output_format",
-    "service_tier",
-    "speed",
-    "stop_sequences",
-    "stream",
-    "temperature",
-    "thinking",
-    "tool_choice",
-    "tools",
-    "top_k",
-    "top_p",
-    "user_profile_id",
-    "workspace_id"
-  ]
-}
-
-const unknownRequestKey = RequestBody.checker("anthropic", requestKeys)
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["system", "messages"],
+    parameters: [
+      "model",
+      "max_tokens",
+      "betas",
+      "cache_control",
+      "container",
+      "context_management",
+      "diagnostics",
+      "inference_geo",
+      "mcp_servers",
+      "metadata",
+      "output_config",
+      "output_format",
+      "service_tier",
+      "speed",
+      "stop_sequences",
+      "stream",
+      "temperature",
+      "thinking",
+      "tool_choice",
+      "tools",
+      "top_k",
+      "top_p",
+      "user_profile_id",
+      "workspace_id"
+    ]
+  }
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.

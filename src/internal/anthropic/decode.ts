@@ -1,0 +1,342 @@
+/**
+ * Anthropic `{system?, messages}`, a whole request body or a bare `messages` array to a canonical
+ * conversation (docs/formats/anthropic.md): the whole decoder behind `AnthropicFormat.decode`. Input
+ * the compiled guard passes is converted as it is; anything else goes through the Schema decode,
+ * which builds the exact error (docs/performance.md).
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import { absurd } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as Format from "../../AnthropicFormat.js"
+import * as Block from "../../Block.js"
+import type * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import * as Message from "../../Message.js"
+import * as Guard from "../guard.js"
+import * as RequestBody from "../requestBody.js"
+import * as Input from "../wireInput.js"
+import * as Redacted from "./redacted.js"
+
+const format = "anthropic" as const
+
+/** How an input value is named in an error message. */
+export const describe = (u: unknown): string =>
+  u === null
+    ? "null"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string"
+    ? JSON.stringify(u)
+    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
+    ? String(u)
+    : typeof u
+
+// What decoding reads, compiled on first use: the public module, which declares the schemas,
+// imports this one, so they are not there yet while this module loads. The guards first
+// (src/internal/guard.ts), then the Schema decoders that build the exact error for what they reject.
+const compile = () => ({
+  isRequest: Guard.compile(Format.Request, { onExcessProperty: "ignore" }),
+  isMessageArray: Guard.compile(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
+  decodeRequest: Schema.decodeUnknownEither(Format.Request, { onExcessProperty: "ignore" }),
+  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
+  unknownRequestKey: RequestBody.checker(format, Format.requestKeys)
+})
+let compiled: ReturnType<typeof compile> | undefined
+const schemas = (): ReturnType<typeof compile> => compiled ??= compile()
+
+const canonicalBlocks = "text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
+
+// Where a block sits: its message and block index, and the prefix of the messages array in the
+// input. Paths are built only for an error.
+// One cursor per message, moved from block to block: an error copies what it needs at once.
+interface Where {
+  readonly prefix: ConversionError.Path
+  readonly messageIndex: number
+  blockIndex: number
+}
+
+type Failed = ConversionError.UnsupportedContent
+
+const failed = (u: object): u is Failed => u instanceof ConversionError.UnsupportedContent
+
+const blockPath = (where: Where): ConversionError.Path => [
+  ...where.prefix,
+  where.messageIndex,
+  "content",
+  where.blockIndex
+]
+
+const unsupported = (
+  where: Where,
+  contentType: string,
+  reason: string,
+  path: ConversionError.Path = blockPath(where)
+) =>
+  new ConversionError.UnsupportedContent({
+    format,
+    path,
+    messageIndex: where.messageIndex,
+    blockIndex: where.blockIndex,
+    contentType,
+    reason
+  })
+
+type InputContent = typeof Format.InputTextBlock.Type | typeof Format.InputImageBlock.Type
+
+// A decoded block of no type this format reads is the `OtherBlock` member: its `type` is none of
+// the other members' tags, which the schema's own filter (`otherThan`) says.
+const knownBlockTypes: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "thinking",
+  "redacted_thinking",
+  "tool_use",
+  "tool_result"
+])
+const isOtherBlock = (block: Format.InputBlock): block is typeof Format.OtherBlock.Type =>
+  !knownBlockTypes.has(block.type)
+type ToolResultItem = Format.InputToolResultBlock["content"] extends infer C
+  ? C extends ReadonlyArray<infer B> ? B : never
+  : never
+const isOtherContent = (block: ToolResultItem): block is Exclude<ToolResultItem, InputContent> =>
+  block.type !== "text" && block.type !== "image"
+
+const contentPath = (where: Where, inner: number | undefined, key: string): ConversionError.Path =>
+  inner === undefined ? [...blockPath(where), key] : [...blockPath(where), "content", inner, key]
+
+// `inner` is the index of the content inside a tool result, when the block is one
+const decodeContent = (
+  block: InputContent,
+  where: Where,
+  inner?: number
+): Block.ContentBlock | Failed => {
+  switch (block.type) {
+    case "text":
+      return block.citations !== undefined && block.citations !== null && block.citations.length > 0
+        ? unsupported(
+          where,
+          "citations",
+          "a canonical text block has no place for its sources; strip them to keep the text alone",
+          contentPath(where, inner, "citations")
+        )
+        : Block.text(block.text)
+    case "image": {
+      const source = block.source
+      switch (source.type) {
+        case "base64":
+          return Block.image(source.data, source.media_type)
+        case "url":
+          return unsupported(
+            where,
+            "url image source",
+            "canonical images carry base64 data; fetch the image and send it as a base64 source",
+            contentPath(where, inner, "source")
+          )
+        case "file":
+          return unsupported(
+            where,
+            "file image source",
+            "canonical images carry base64 data; download the file and send it as a base64 source",
+            contentPath(where, inner, "source")
+          )
+        default:
+          return absurd(source)
+      }
+    }
+    default:
+      return absurd(block)
+  }
+}
+
+const decodeToolResult = (
+  block: Format.InputToolResultBlock,
+  where: Where
+): Block.ToolResultBlock | Failed => {
+  const content = block.content ?? []
+  let inner: Array<Block.ContentBlock>
+  if (typeof content === "string") {
+    inner = [Block.text(content)]
+  } else {
+    inner = new Array(content.length)
+    for (let k = 0; k < content.length; k++) {
+      const item = content[k]!
+      if (isOtherContent(item)) {
+        return unsupported(
+          where,
+          item.type,
+          "a canonical tool result holds only text and image content",
+          [...blockPath(where), "content", k]
+        )
+      }
+      const decoded = decodeContent(item, where, k)
+      if (failed(decoded)) return decoded
+      inner[k] = decoded
+    }
+  }
+  return Block.toolResult(block.tool_use_id, inner, { isError: block.is_error ?? false })
+}
+
+const decodeBlock = (
+  block: Format.InputBlock,
+  where: Where
+): Block.Block | Failed => {
+  if (isOtherBlock(block)) {
+    return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
+  }
+  switch (block.type) {
+    case "text":
+    case "image":
+      return decodeContent(block, where)
+    case "thinking":
+      return Block.reasoning(block.thinking, { signature: block.signature ?? null })
+    case "redacted_thinking":
+      return Redacted.block(block.data)
+    case "tool_use":
+      // a copy, so that the conversation shares no mutable object with the input
+      return Block.toolCall(block.id, block.name, Guard.copyJsonObject(block.input))
+    case "tool_result":
+      return decodeToolResult(block, where)
+    default:
+      return absurd(block)
+  }
+}
+
+const withBlocks = (role: Message.Role, blocks: ReadonlyArray<Block.Block>): Message.Message =>
+  role === "system"
+    ? Message.system(blocks as ReadonlyArray<Message.SystemBlock>)
+    : role === "user"
+    ? Message.user(blocks as ReadonlyArray<Message.UserBlock>)
+    : Message.assistant(blocks as ReadonlyArray<Message.AssistantBlock>)
+
+const decodeMessage = (
+  message: Format.InputMessage,
+  messageIndex: number,
+  prefix: ConversionError.Path
+): Either.Either<Message.Message, Format.DecodeError> => {
+  const role = message.role
+  const content = message.content
+  if (typeof content === "string") return Either.right(withBlocks(role, [Block.text(content)]))
+  const blocks: Array<Block.Block> = new Array(content.length)
+  const where: Where = { prefix, messageIndex, blockIndex: 0 }
+  for (let blockIndex = 0; blockIndex < content.length; blockIndex++) {
+    where.blockIndex = blockIndex
+    const decoded = decodeBlock(content[blockIndex]!, where)
+    if (failed(decoded)) return Either.left(decoded)
+    blocks[blockIndex] = decoded
+  }
+  // placement after every block decoded: content with no canonical form is reported first
+  for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
+    const type = blocks[blockIndex]!.type
+    if (!Message.isAllowed(role, type)) {
+      return Either.left(
+        new ConversionError.MisplacedBlock({
+          format: "anthropic",
+          path: [...prefix, messageIndex, "content", blockIndex],
+          messageIndex,
+          blockIndex,
+          role,
+          blockType: type
+        })
+      )
+    }
+  }
+  return Either.right(withBlocks(role, blocks))
+}
+
+const decodeMessages = (
+  messages: ReadonlyArray<Format.InputMessage>,
+  prefix: ConversionError.Path,
+  out: Array<Message.Message>
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  for (let i = 0; i < messages.length; i++) {
+    const decoded = decodeMessage(messages[i]!, i, prefix)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    out.push(decoded.right)
+  }
+  return Either.right(out)
+}
+
+// the conversion of a request body or messages array that decodes
+const convert = (
+  input: Format.Request | ReadonlyArray<Format.InputMessage>
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  if (isArray(input)) return decodeMessages(input, [], [])
+  const { messages, system } = input
+  const out: Array<Message.Message> = []
+  if (typeof system === "string") out.push(Message.system(system))
+  else if (system !== undefined && system !== null && system.length > 0) {
+    out.push(Message.system(system.map((block) => Block.text(block.text))))
+  }
+  return decodeMessages(messages, ["messages"], out)
+}
+
+const isArray = (u: unknown): u is ReadonlyArray<any> => Array.isArray(u)
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * {@link decode} without its guard: the Schema decode of the whole input, then the conversion. Every
+ * malformed input is reported from here.
+ *
+ * @internal
+ */
+export const decodeWithSchema = (
+  input: unknown
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
+  // only what is read is walked: a request body's `tools` and the like are ignored
+  const deep = isRecord(input)
+    ? Input.tooDeep({ system: input["system"], messages: input["messages"] })
+    : Input.tooDeep(input)
+  if (deep !== undefined) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: deep,
+        reason: `nested more than ${Input.maxDepth} levels deep (or cyclic)`,
+        ...Input.locate(deep, locator)
+      })
+    )
+  }
+  if (Array.isArray(input)) {
+    const messages = schemas().decodeMessageArray(input)
+    return Either.isLeft(messages)
+      ? Either.left(Input.malformed(messages.left, format, locator))
+      : convert(messages.right)
+  }
+  if (!isRecord(input)) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [],
+        reason: `expected a request body {system?, messages} or an array of messages, actual ${describe(input)}`
+      })
+    )
+  }
+  const request = schemas().decodeRequest(input)
+  return Either.isLeft(request) ? Either.left(Input.malformed(request.left, format, locator)) : convert(request.right)
+}
+
+/** `AnthropicFormat.decode`: an unknown request key (`AnthropicFormat.requestKeys`), then the guard, then the Schema decode. */
+export const decode = (
+  input: unknown,
+  _options?: Format.DecodeOptions
+): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
+  // which builds the exact error (docs/performance.md)
+  return Input.total(format, () => {
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      const unknown = schemas().unknownRequestKey(input as { readonly [key: string]: unknown })
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    const { isMessageArray, isRequest } = schemas()
+    return (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
+      ? convert(input as Format.Request | ReadonlyArray<Format.InputMessage>)
+      : decodeWithSchema(input)
+  })
+}
