@@ -40,9 +40,10 @@ export default defineConfig({
     // modules already loaded, which took a quarter of the run to load again (collect 27 s -> 5 s).
     // Every file restores what it changes (console capture, env variables), so none leaks.
     isolate: false,
-    // vitest's default is one worker per core but one (2 - 1 = 1 on a 2-core machine), which leaves a
-    // core idle while a file waits on a child process. The files share no port, directory or state.
-    maxWorkers: Math.max(2, os.availableParallelism()),
+    // vitest's default is one worker per core but one (2 - 1 = 1 on a 2-core machine): one file at a
+    // time, a core idle while it waits on a child process. Three on two cores keep both busy while
+    // the process-bound files wait. The files share no port, directory or state.
+    maxWorkers: Math.max(3, os.availableParallelism()),
     sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000
