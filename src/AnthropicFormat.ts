@@ -518,6 +518,41 @@ export const Request = Schema.Struct({
  */
 export interface Request extends Schema.Schema.Type<typeof Request> {}
 
+/**
+ * Exported as {@link Input} (the module's decoder uses that name for an internal helper).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+const AnthropicInput = Schema.Union(
+  // suspended: `requestKeys` is declared further down
+  Schema.suspend((): Schema.Schema<Request, typeof Request.Encoded> =>
+    Codec.requestBody(Request.fields, requestKeys.parameters).annotations({ identifier: "AnthropicInputRequest" })
+  ).annotations({ identifier: "AnthropicInputRequest" }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "AnthropicInput" })
+
+/**
+ * The type of {@link Input}.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+type AnthropicInput = typeof AnthropicInput.Type
+
+export {
+  /**
+   * Everything {@link decode} reads, as one Schema that only validates: a request body (`system`,
+   * `messages`, and the request parameters of {@link requestKeys}, accepted and ignored) or a bare
+   * `messages` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
+   * `Schema.encodedSchema` of that describe the wire. `Input` is its type too.
+   *
+   * @category schemas
+   * @since 0.2.0
+   */
+  AnthropicInput as Input
+}
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -1197,13 +1232,18 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Anthropic wire shape to a canonical conversation (default options), for Schema
- * pipelines such as `Schema.parseJson(AnthropicFormat.schema)`. Conversion errors become parse
- * issues carrying the tagged error's message.
+ * pipelines such as `Schema.parseJson(AnthropicFormat.schema)`. Its encoded side is {@link Input}:
+ * `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is not of that
+ * shape fails with `Input`'s parse issue; conversion errors become parse issues carrying the tagged
+ * error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof AnthropicInput.Encoded> = Codec.toSchema(
+  codec,
+  AnthropicInput
+)
 
 // -----------------------------------------------------------------------------
 // model responses

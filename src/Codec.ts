@@ -13,8 +13,10 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import * as Guard from "./internal/guard.js"
 import type * as Provider from "./Provider.js"
 
 /**
@@ -54,23 +56,39 @@ export type Any = Codec<unknown, any, any>
 
 /**
  * An Effect Schema whose `Type` is a canonical conversation and whose `Encoded` side is the
- * provider's wire shape, so a format composes in Schema pipelines (`Schema.parseJson`, HTTP
- * bodies, ...). Conversion errors become parse issues whose message is the tagged error's message;
- * use the codec functions directly when you need the tagged error itself.
+ * provider's wire shape as the format reads it, `input` (its `XFormat.Input`), so a format composes
+ * in Schema pipelines (`Schema.parseJson`, HTTP bodies, ...) and `Schema.encodedSchema` and
+ * `JSONSchema.make` describe the wire.
+ *
+ * `input` only validates. Decoding runs its Schema decode first, then `codec.decode` on the value as
+ * it came in (so a key the format reports, such as an unknown request-body key, is never stripped
+ * before `decode` sees it); encoding runs `codec.encode`, then the Schema encode of `input` on what
+ * it wrote, which leaves every key in place and in order (except a key named `__proto__` inside
+ * user data such as tool-call input: Effect's Schema encode rebuilds objects, and that key does not
+ * survive it; `codec.encode` keeps it). So for input that is structurally wrong, the answer is
+ * `input`'s parse issue; for input that is well formed but cannot be converted, and for any encoding
+ * failure, the parse issue's message is the tagged error's message. Use the codec functions directly
+ * when you need the tagged error itself, or for untrusted input: a Schema decode recurses once per
+ * level of nesting and overflows the stack (a `RangeError`) on a JSON value nested about a thousand
+ * levels deep where `input` walks one (tool-call input), where `decode` first rejects input nested
+ * more than 512 levels as a `MalformedInput`.
+ *
+ * The compiler checks that what the codec writes (`Wire`) is what `input` accepts.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toSchema = <Wire, EncodeOptions, DecodeOptions>(
+export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
   codec: Codec<Wire, EncodeOptions, DecodeOptions, ConversionError.EncodeError, ConversionError.DecodeError>,
+  input: Schema.Schema<A, I>,
   options?: { readonly encode?: EncodeOptions; readonly decode?: DecodeOptions }
-): Schema.Schema<Conversation.Conversation, Wire> =>
+): Schema.Schema<Conversation.Conversation, I> =>
   Schema.transformOrFail(
-    Schema.Unknown as unknown as Schema.Schema<Wire>,
+    bounded(input),
     Schema.typeSchema(Conversation.Conversation),
     {
       strict: true,
-      decode: (wire, _, ast) =>
+      decode: (_, __, ast, wire) =>
         Either.mapLeft(codec.decode(wire, options?.decode), (e) => new ParseResult.Type(ast, wire, e.message)),
       encode: (conversation, _, ast) =>
         Either.mapLeft(
@@ -78,4 +96,45 @@ export const toSchema = <Wire, EncodeOptions, DecodeOptions>(
           (e) => new ParseResult.Forbidden(ast, conversation, e.message)
         )
     }
-  ).annotations({ identifier: `${codec.name}Conversation` })
+    // what encode wrote goes out as it is (its Schema encode leaves no key out and moves none)
+  ).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
+
+/**
+ * `input`, read only once the value is known to nest no deeper than `maxDepth` (512) levels, the
+ * limit every decoder applies. Effect's parser and its error formatter both recurse into a value, so
+ * on one nested thousands deep (`JSON.parse` builds it without complaint) they would overflow the
+ * stack; here such a value fails at once with a message, as `decode` answers it. Everything that
+ * reads a schema's structure (JSON Schema, arbitraries, ...) reads `input` (the surrogate).
+ */
+const bounded = <A, I>(input: Schema.Schema<A, I>): Schema.Schema<A, I> =>
+  Schema.declare([], {
+    decode: () => (u, options, ast) =>
+      Guard.withinDepth(u, 0)
+        ? ParseResult.decodeUnknown(input)(u, options)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`)),
+    encode: () => (u, options, ast) =>
+      Guard.withinDepth(u, 0)
+        ? ParseResult.encodeUnknown(input)(u, options)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`))
+  }, { [AST.SurrogateAnnotationId]: input.ast }) as unknown as Schema.Schema<A, I>
+
+/**
+ * A request body as a format's `Input` declares it: `fields`, where the conversation is, and the
+ * API's request parameters (`XFormat.requestKeys.parameters`), each optional and any value, which
+ * decoding accepts and ignores. So `JSONSchema.make` of it lists every key a body may hold (a key
+ * that is neither is an error of `decode`). Its `Type` is that of `fields`.
+ *
+ * @category constructors
+ * @since 0.2.0
+ * @internal
+ */
+export const requestBody = <Fields extends Schema.Struct.Fields>(
+  fields: Fields,
+  parameters: ReadonlyArray<string>
+): Schema.Schema<Schema.Struct.Type<Fields>, Schema.Struct.Encoded<Fields>, Schema.Struct.Context<Fields>> =>
+  Schema.Struct({
+    ...fields,
+    ...Object.fromEntries(
+      parameters.filter((key) => !Object.hasOwn(fields, key)).map((key) => [key, Schema.optional(Schema.Unknown)])
+    )
+  }) as any

@@ -78,14 +78,13 @@
  * @since 0.1.0
  */
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as decoder from "./internal/googleDecode.js"
-import * as encoder from "./internal/googleEncode.js"
-import * as wire from "./internal/googleWire.js"
-import type * as Json from "./Json.js"
+import * as decoder from "./internal/google/decode.js"
+import * as encoder from "./internal/google/encode.js"
+import * as Json from "./Json.js"
 
 /**
  * The provider this module speaks.
@@ -276,13 +275,26 @@ export type Wire = Request<"snake"> | Request<"camel">
 // input: what decode accepts
 // -----------------------------------------------------------------------------
 
+// Gemini speaks proto3 JSON: every field may be spelled in lowerCamelCase (`inlineData`, what the
+// API returns and the JS SDK sends) or in the proto's snake_case (`inline_data`, what the reference
+// SDK and the Python SDK send), and `null` means "not set" (a Python `model_dump()` writes every
+// unset field as `null`). So each optional field appears here in both spellings and accepts `null`;
+// which spelling was used, and whether both were, is checked after this structural pass. Unknown
+// keys are ignored, so full request bodies decode. User data (`args`, `response`) is validated as
+// JSON and never re-cased.
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
 /**
  * Inline bytes as decode reads them: `mime_type` or `mimeType`.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const InputBlob = wire.Blob
+export const InputBlob = Schema.Struct({
+  data: Schema.String,
+  mime_type: optional(Schema.String),
+  mimeType: optional(Schema.String)
+}).annotations({ identifier: "Blob" })
 
 /**
  * @category models
@@ -297,7 +309,11 @@ export interface InputBlob extends Schema.Schema.Type<typeof InputBlob> {}
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionCall = wire.FunctionCall
+export const InputFunctionCall = Schema.Struct({
+  id: optional(Schema.String),
+  name: Schema.String,
+  args: optional(Json.JsonValue)
+}).annotations({ identifier: "FunctionCall" })
 
 /**
  * @category models
@@ -312,7 +328,12 @@ export interface InputFunctionCall extends Schema.Schema.Type<typeof InputFuncti
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionResponsePart = wire.FunctionResponsePart
+export const InputFunctionResponsePart = Schema.Struct({
+  inline_data: optional(InputBlob),
+  inlineData: optional(InputBlob),
+  file_data: Schema.optional(Schema.Unknown),
+  fileData: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "FunctionResponsePart" })
 
 /**
  * @category models
@@ -321,12 +342,18 @@ export const InputFunctionResponsePart = wire.FunctionResponsePart
 export interface InputFunctionResponsePart extends Schema.Schema.Type<typeof InputFunctionResponsePart> {}
 
 /**
- * A function response as decode reads it: `id` optional, `response` a JSON object, `parts` optional.
+ * A function response as decode reads it: `id` optional, `response` a JSON object (a protobuf
+ * `Struct`), `parts` optional.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionResponse = wire.FunctionResponse
+export const InputFunctionResponse = Schema.Struct({
+  id: optional(Schema.String),
+  name: Schema.String,
+  response: optional(Json.JsonObject),
+  parts: optional(Schema.Array(InputFunctionResponsePart))
+}).annotations({ identifier: "FunctionResponse" })
 
 /**
  * @category models
@@ -342,7 +369,28 @@ export interface InputFunctionResponse extends Schema.Schema.Type<typeof InputFu
  * @category schemas
  * @since 0.1.0
  */
-export const InputPart = wire.Part
+export const InputPart = Schema.Struct({
+  text: optional(Schema.String),
+  thought: optional(Schema.Boolean),
+  thought_signature: optional(Schema.String),
+  thoughtSignature: optional(Schema.String),
+  inline_data: optional(InputBlob),
+  inlineData: optional(InputBlob),
+  function_call: optional(InputFunctionCall),
+  functionCall: optional(InputFunctionCall),
+  function_response: optional(InputFunctionResponse),
+  functionResponse: optional(InputFunctionResponse),
+  file_data: Schema.optional(Schema.Unknown),
+  fileData: Schema.optional(Schema.Unknown),
+  executable_code: Schema.optional(Schema.Unknown),
+  executableCode: Schema.optional(Schema.Unknown),
+  code_execution_result: Schema.optional(Schema.Unknown),
+  codeExecutionResult: Schema.optional(Schema.Unknown),
+  tool_call: Schema.optional(Schema.Unknown),
+  toolCall: Schema.optional(Schema.Unknown),
+  tool_response: Schema.optional(Schema.Unknown),
+  toolResponse: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "Part" })
 
 /**
  * @category models
@@ -357,7 +405,10 @@ export interface InputPart extends Schema.Schema.Type<typeof InputPart> {}
  * @category schemas
  * @since 0.1.0
  */
-export const InputContent = wire.Content
+export const InputContent = Schema.Struct({
+  role: optional(Schema.Literal("user", "model", "function")),
+  parts: optional(Schema.Array(InputPart))
+}).annotations({ identifier: "Content" })
 
 /**
  * @category models
@@ -366,18 +417,45 @@ export const InputContent = wire.Content
 export interface InputContent extends Schema.Schema.Type<typeof InputContent> {}
 
 /**
- * A system instruction as decode reads it: a string or a `Content` of text (and inline image) parts.
+ * A bare `contents` list, the second transcript shape decode reads.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputContents = Schema.Array(InputContent).annotations({ identifier: "Contents" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputContents = typeof InputContents.Type
+
+// a system instruction `Content`: Gemini ignores its role, so any role is read
+const SystemContent = Schema.Struct({
+  role: Schema.optional(Schema.Unknown),
+  parts: optional(Schema.Array(InputPart))
+}).annotations({ identifier: "Content" })
+
+/**
+ * A system instruction as decode reads it: a string (as the reference SDK emits it) or a `Content`
+ * of text (and inline image) parts, whatever its role.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const InputSystemInstruction = wire.SystemInstruction
+export const InputSystemInstruction = Schema.Union(Schema.String, SystemContent)
 
 /**
  * @category models
  * @since 0.1.0
  */
 export type InputSystemInstruction = typeof InputSystemInstruction.Type
+
+// the SDKs' request `config`, read only for its system instruction
+const Config = Schema.Struct({
+  system_instruction: optional(InputSystemInstruction),
+  systemInstruction: optional(InputSystemInstruction)
+}).annotations({ identifier: "Config" })
 
 /**
  * A request body as decode reads it: `contents`, and the system instruction at the top level or in
@@ -387,7 +465,12 @@ export type InputSystemInstruction = typeof InputSystemInstruction.Type
  * @category schemas
  * @since 0.1.0
  */
-export const InputRequest = wire.Request
+export const InputRequest = Schema.Struct({
+  contents: Schema.Array(InputContent),
+  system_instruction: optional(InputSystemInstruction),
+  systemInstruction: optional(InputSystemInstruction),
+  config: optional(Config)
+}).annotations({ identifier: "Request" })
 
 /**
  * @category models
@@ -396,12 +479,47 @@ export const InputRequest = wire.Request
 export interface InputRequest extends Schema.Schema.Type<typeof InputRequest> {}
 
 /**
- * Either transcript shape decode reads: a request body or a bare `contents` array.
+ * The keys of a request body: where the conversation is and the API's request parameters (`generationConfig`, `tools`, `safetySettings`, ..., in either spelling; an SDK `config` is read for its system instruction), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Input = wire.Transcript
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    // the REST `GenerateContentRequest` in either spelling, and the SDKs' `{model, contents, config}`
+    conversation: ["contents", "system_instruction", "systemInstruction", "config"],
+    parameters: [
+      "model",
+      "tools",
+      "tool_config",
+      "toolConfig",
+      "safety_settings",
+      "safetySettings",
+      "generation_config",
+      "generationConfig",
+      "cached_content",
+      "cachedContent",
+      "labels"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body
+ * ({@link InputRequest}, with the request parameters of {@link requestKeys}, accepted and ignored) or
+ * a bare `contents` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
+ * `Schema.encodedSchema` of that describe the wire.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody(InputRequest.fields, requestKeys.parameters).annotations({
+    identifier: "GoogleInputRequest"
+  }),
+  InputContents
+).annotations({ identifier: "GoogleInput" })
 
 /**
  * @category models
@@ -532,10 +650,7 @@ export function encode(
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, EncodeError> {
-  const resolved = encoder.resolve(options)
-  return resolved.casing === "camel"
-    ? encoder.encode(conversation, resolved, encoder.camel)
-    : encoder.encode(conversation, resolved, encoder.snake)
+  return encoder.encode(conversation, options)
 }
 
 /**
@@ -547,19 +662,8 @@ export function encode(
  */
 export const decode = (
   input: unknown,
-  _options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(input)
-
-/**
- * The keys of a request body: where the conversation is and the API's request parameters (`generationConfig`, `tools`, `safetySettings`, ..., in either spelling; an SDK `config` is read for its system instruction), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  wire.requestKeys
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(input, options)
 
 /**
  * The Google codec.
@@ -571,13 +675,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Gemini wire shape to a canonical conversation (default options), for Schema
- * pipelines such as `Schema.parseJson(GoogleFormat.schema)`. Conversion errors become parse issues
- * carrying the tagged error's message.
+ * pipelines such as `Schema.parseJson(GoogleFormat.schema)`. Its encoded side is {@link Input}:
+ * `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is not of that
+ * shape fails with `Input`'s parse issue; conversion errors become parse issues carrying the tagged
+ * error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses

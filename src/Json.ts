@@ -8,8 +8,10 @@
  * @since 0.1.0
  */
 import type * as Arbitrary from "effect/Arbitrary"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { copyJson as jsonCopy, JsonCopyAnnotationId } from "./internal/guard.js"
+import * as AST from "effect/SchemaAST"
+import { copyJson as jsonCopy, JsonCopyAnnotationId, JsonDepthAnnotationId, maxDepth } from "./internal/guard.js"
 
 /**
  * Any JSON value.
@@ -44,21 +46,33 @@ const JsonNumber = Schema.Number.pipe(
   })
 )
 
-// The structure of a JSON value, as a Schema: what is checked, and where an error points.
+// The structure of a JSON value, as a Schema: what is checked, and where an error points. The
+// recursion is named, so that `JSONSchema.make` of a `Schema.encodedSchema` (which drops the union's
+// own annotations) still finds an identifier for it.
 const JsonValueStructure: Schema.Schema<JsonValue> = Schema.Union(
   Schema.Null,
   Schema.Boolean,
   JsonNumber,
   Schema.String,
-  Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure)),
-  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure) })
+  Schema.Array(
+    Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure).annotations({ identifier: "JsonValue" })
+  ),
+  Schema.Record({
+    key: Schema.String,
+    value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValueStructure).annotations({ identifier: "JsonValue" })
+  })
 ).annotations({ identifier: "JsonValue" })
 
 const JsonObjectStructure: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValueStructure })
   .annotations({ identifier: "JsonObject" })
 
-/** Is `u` a JSON value (finite numbers, arrays, objects of JSON values), as `Schema.is` asks it? */
-const isJsonValue = (u: unknown): u is JsonValue => {
+/**
+ * Is `u`, found at `depth` inside a JSON value, a JSON value (finite numbers, arrays, objects of
+ * JSON values) nesting no deeper than `maxDepth` (512) levels? The bound keeps every check of a
+ * hostile value (`JSON.parse` builds one 100,000 levels deep without complaint) off the end of the
+ * stack, and is the same limit every decoder applies to its whole input.
+ */
+const isJsonValueAt = (u: unknown, depth: number): u is JsonValue => {
   switch (typeof u) {
     case "string":
     case "boolean":
@@ -67,8 +81,13 @@ const isJsonValue = (u: unknown): u is JsonValue => {
       return Number.isFinite(u)
     case "object": {
       if (u === null) return true
-      if (Array.isArray(u)) return (u as ReadonlyArray<unknown>).every(isJsonValue)
-      return isJsonObject(u)
+      if (depth >= maxDepth) return false
+      if (Array.isArray(u)) {
+        const items: ReadonlyArray<unknown> = u
+        for (let i = 0; i < items.length; i++) if (!isJsonValueAt(items[i], depth + 1)) return false
+        return true
+      }
+      return isJsonObjectAt(u, depth)
     }
     default:
       return false
@@ -77,11 +96,57 @@ const isJsonValue = (u: unknown): u is JsonValue => {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
-const isJsonObject = (u: unknown): u is JsonObject => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+const isJsonObjectAt = (u: unknown, depth: number): u is JsonObject => {
+  if (typeof u !== "object" || u === null || Array.isArray(u) || depth >= maxDepth) return false
   const record = u as { readonly [key: string]: unknown }
-  for (const key in record) if (hasOwn.call(record, key) && !isJsonValue(record[key])) return false
+  for (const key in record) if (hasOwn.call(record, key) && !isJsonValueAt(record[key], depth + 1)) return false
   return true
+}
+
+const isJsonValue = (u: unknown): u is JsonValue => isJsonValueAt(u, 0)
+
+const isJsonObject = (u: unknown): u is JsonObject => isJsonObjectAt(u, 0)
+
+/** Does the value nest deeper than the limit (and so would the structure's recursive decode)? */
+const tooDeep = (u: unknown, depth: number): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  if (depth >= maxDepth) return true
+  if (Array.isArray(u)) {
+    const items: ReadonlyArray<unknown> = u
+    for (let i = 0; i < items.length; i++) if (tooDeep(items[i], depth + 1)) return true
+    return false
+  }
+  const record = u as { readonly [key: string]: unknown }
+  for (const key in record) if (hasOwn.call(record, key) && tooDeep(record[key], depth + 1)) return true
+  return false
+}
+
+/**
+ * The structure, read in one plain check: a valid value (the common case) passes as it is, without
+ * Effect's parser rebuilding it (which would also turn an own `__proto__` key into a prototype);
+ * a value nested deeper than the limit fails at once, before the parser's recursion could overflow
+ * the stack; anything else goes through the structure's decode, for an issue that points at the
+ * offending value. JSON Schema, arbitraries and the like read the structure (its surrogate).
+ */
+const bounded = <A extends JsonValue>(
+  identifier: string,
+  structure: Schema.Schema<A>,
+  is: (u: unknown) => u is A
+): Schema.Schema<A> => {
+  const parse = (direction: "decode" | "encode") => (u: unknown, options: any, ast: any) =>
+    is(u)
+      ? ParseResult.succeed(u)
+      : tooDeep(u, 0)
+      ? ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${maxDepth} levels deep (or cyclic)`))
+      : (direction === "decode" ? ParseResult.decodeUnknown : ParseResult.encodeUnknown)(structure)(u, options)
+  return Schema.declare([], {
+    decode: () => parse("decode"),
+    encode: () => parse("encode")
+  }, {
+    identifier,
+    [AST.SurrogateAnnotationId]: structure.ast,
+    [JsonDepthAnnotationId]: structure.ast
+  })
 }
 
 /**
@@ -97,7 +162,7 @@ const keepingProtoKeys = <A extends JsonValue>(
   copy: (value: A) => A
 ): Schema.Schema<A> =>
   Schema.transform(
-    structure,
+    bounded(identifier, structure, is),
     Schema.declare(is, { identifier }),
     { strict: true, decode: (_, input) => copy(input), encode: (value) => value }
   ).annotations({ [JsonCopyAnnotationId]: true })

@@ -64,12 +64,20 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as Chat from "./internal/openAiChat.js"
+import * as decoder from "./internal/openai/decode.js"
+import * as encoder from "./internal/openai/encode.js"
+import * as responseDecoder from "./internal/openai/response.js"
+import * as streamDecoder from "./internal/openai/stream.js"
+import * as Json from "./Json.js"
+import type * as ModelResponse from "./ModelResponse.js"
 
 /**
  * The provider this module speaks.
@@ -89,13 +97,16 @@ export const name = "openai" as const
  * @category schemas
  * @since 0.1.0
  */
-export const TextPart: typeof Chat.TextPart = Chat.TextPart
+export const TextPart = Schema.Struct({
+  type: Schema.tag("text"),
+  text: Schema.String
+}).annotations({ identifier: "ChatTextPart" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface TextPart extends Chat.TextPart {}
+export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
 
 /**
  * An image content part. Encoding always writes the image inline, as a `data:<mime>;base64,<data>`
@@ -104,13 +115,16 @@ export interface TextPart extends Chat.TextPart {}
  * @category schemas
  * @since 0.1.0
  */
-export const ImageUrlPart: typeof Chat.ImageUrlPart = Chat.ImageUrlPart
+export const ImageUrlPart = Schema.Struct({
+  type: Schema.tag("image_url"),
+  image_url: Schema.Struct({ url: Schema.String })
+}).annotations({ identifier: "ChatImageUrlPart" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ImageUrlPart extends Chat.ImageUrlPart {}
+export interface ImageUrlPart extends Schema.Schema.Type<typeof ImageUrlPart> {}
 
 /**
  * A content part encoding produces.
@@ -118,13 +132,13 @@ export interface ImageUrlPart extends Chat.ImageUrlPart {}
  * @category schemas
  * @since 0.1.0
  */
-export const ContentPart: typeof Chat.ContentPart = Chat.ContentPart
+export const ContentPart = Schema.Union(TextPart, ImageUrlPart).annotations({ identifier: "ChatContentPart" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ContentPart = Chat.ContentPart
+export type ContentPart = TextPart | ImageUrlPart
 
 /**
  * Message content: a plain string when the canonical message is exactly one text block, a list of
@@ -133,13 +147,15 @@ export type ContentPart = Chat.ContentPart
  * @category schemas
  * @since 0.1.0
  */
-export const Content: typeof Chat.Content = Chat.Content
+export const Content = Schema.Union(Schema.String, Schema.Array(ContentPart)).annotations({
+  identifier: "ChatContent"
+})
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type Content = Chat.Content
+export type Content = string | ReadonlyArray<ContentPart>
 
 /**
  * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does (as
@@ -148,37 +164,47 @@ export type Content = Chat.Content
  * @category schemas
  * @since 0.1.0
  */
-export const ToolCall: typeof Chat.ToolCall = Chat.ToolCall
+export const ToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.tag("function"),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+}).annotations({ identifier: "ChatToolCall" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ToolCall extends Chat.ToolCall {}
+export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
 
 /**
  * @category schemas
  * @since 0.1.0
  */
-export const SystemMessage: typeof Chat.SystemMessage = Chat.SystemMessage
+export const SystemMessage = Schema.Struct({
+  role: Schema.tag("system"),
+  content: Content
+}).annotations({ identifier: "ChatSystemMessage" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface SystemMessage extends Chat.SystemMessage {}
+export interface SystemMessage extends Schema.Schema.Type<typeof SystemMessage> {}
 
 /**
  * @category schemas
  * @since 0.1.0
  */
-export const UserMessage: typeof Chat.UserMessage = Chat.UserMessage
+export const UserMessage = Schema.Struct({
+  role: Schema.tag("user"),
+  content: Content
+}).annotations({ identifier: "ChatUserMessage" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface UserMessage extends Chat.UserMessage {}
+export interface UserMessage extends Schema.Schema.Type<typeof UserMessage> {}
 
 /**
  * An assistant message. `content` is `null` when the canonical message has no text or image. The
@@ -188,28 +214,38 @@ export interface UserMessage extends Chat.UserMessage {}
  * @category schemas
  * @since 0.1.0
  */
-export const AssistantMessage: typeof Chat.AssistantMessage = Chat.AssistantMessage
+export const AssistantMessage = Schema.Struct({
+  role: Schema.tag("assistant"),
+  content: Schema.NullOr(Content),
+  reasoning_content: Schema.optionalWith(Schema.String, { exact: true }),
+  reasoning: Schema.optionalWith(Schema.String, { exact: true }),
+  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
+}).annotations({ identifier: "ChatAssistantMessage" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface AssistantMessage extends Chat.AssistantMessage {}
+export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMessage> {}
 
 /**
  * A tool result. Encoding for `openai` always writes a string `content`: the result's texts joined
- * with `"\n"`.
+ * with `"\n"` (OpenRouter's `toolResultImages: "tool-message"` writes parts).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ToolMessage: typeof Chat.ToolMessage = Chat.ToolMessage
+export const ToolMessage = Schema.Struct({
+  role: Schema.tag("tool"),
+  tool_call_id: Schema.String,
+  content: Content
+}).annotations({ identifier: "ChatToolMessage" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ToolMessage extends Chat.ToolMessage {}
+export interface ToolMessage extends Schema.Schema.Type<typeof ToolMessage> {}
 
 /**
  * Any message encoding produces.
@@ -217,13 +253,15 @@ export interface ToolMessage extends Chat.ToolMessage {}
  * @category schemas
  * @since 0.1.0
  */
-export const ChatMessage: typeof Chat.ChatMessage = Chat.ChatMessage
+export const ChatMessage = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage).annotations({
+  identifier: "ChatMessage"
+})
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ChatMessage = Chat.ChatMessage
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 
 /**
  * The encoded conversation: the `messages` of a Chat Completions request.
@@ -231,17 +269,339 @@ export type ChatMessage = Chat.ChatMessage
  * @category schemas
  * @since 0.1.0
  */
-export const Wire: typeof Chat.Wire = Chat.Wire
+export const Wire = Schema.Array(ChatMessage).annotations({ identifier: "ChatMessages" })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type Wire = Chat.Wire
+export type Wire = ReadonlyArray<ChatMessage>
 
 // -----------------------------------------------------------------------------
 // input: what decode accepts
 // -----------------------------------------------------------------------------
+
+// How an unexpected value is named in an error message (`describe`) is declared once, in the
+// decoder; the messages below call it only when an issue is reported, once every module is loaded.
+// One clear issue when a list entry is not even an object; an object reports its own issues.
+const objectExpected = (what: string) => (issue: ParseResult.ParseIssue) =>
+  typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual)
+    ? { message: "", override: false }
+    : { message: `Expected ${what} object, actual ${decoder.describe(issue.actual)}`, override: true }
+
+// `string | Array<P>` (and `null` where allowed), reporting one clear issue when the input is none
+// of them; an array with a bad part reports the part.
+const contentMessage = (nullable: boolean) => (issue: ParseResult.ParseIssue) =>
+  typeof issue.actual === "string" || Array.isArray(issue.actual) || (nullable && issue.actual === null)
+    ? { message: "", override: false }
+    : {
+      message: `Expected ${
+        nullable ? "a string, an array of content parts or null" : "a string or an array of content parts"
+      }, actual ${decoder.describe(issue.actual)}`,
+      override: true
+    }
+
+const contentOf = <P extends Schema.Schema.Any>(parts: P) =>
+  Schema.Union(Schema.String, Schema.Array(parts)).annotations({ message: contentMessage(false) })
+
+const nullableContentOf = <P extends Schema.Schema.Any>(parts: P) =>
+  Schema.Union(Schema.String, Schema.Array(parts), Schema.Null).annotations({ message: contentMessage(true) })
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+// Any `type` outside `known`: content this library reads only to report. The brand keeps the known
+// members apart from this one when narrowing.
+const otherThan = (known: ReadonlyArray<string>, identifier: string) => {
+  const set: ReadonlySet<string> = new Set(known)
+  return Schema.Struct({
+    type: Schema.String.pipe(
+      Schema.filter((type) => !set.has(type), { message: () => "an entry of a known type must match its schema" }),
+      Schema.brand("OtherType")
+    )
+  }).annotations({ identifier })
+}
+
+/**
+ * The types decoding converts, per kind of entry; an entry of any other type is read only to report
+ * it (an `UnsupportedContent` error).
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const knownTypes = {
+  /** the parts of a system, developer, user or tool message */
+  part: ["text", "image_url"],
+  /** the parts of an assistant message */
+  assistantPart: ["text", "image_url", "refusal"],
+  /** tool calls */
+  toolCall: ["function"],
+  /** OpenRouter's `reasoning_details` entries */
+  reasoningDetail: ["reasoning.text", "reasoning.summary", "reasoning.encrypted"]
+} as const
+
+/**
+ * An image part as decoding reads it (`detail` and other keys are ignored).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputImageUrlPart = Schema.Struct({
+  type: Schema.Literal("image_url"),
+  image_url: Schema.Struct({ url: Schema.String })
+}).annotations({ identifier: "ChatInputImageUrlPart" })
+
+/**
+ * An assistant's refusal part, read as text.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const RefusalPart = Schema.Struct({
+  type: Schema.Literal("refusal"),
+  refusal: Schema.String
+}).annotations({ identifier: "ChatRefusalPart" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface RefusalPart extends Schema.Schema.Type<typeof RefusalPart> {}
+
+/**
+ * A content part of a system, developer, user or tool message as decoding reads it: text, an image,
+ * or any other type (`input_audio`, `file`, `video_url`, ...), read only to report it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputPart = Schema.Union(TextPart, InputImageUrlPart, otherThan(knownTypes.part, "ChatOtherPart"))
+  .annotations({ message: objectExpected("a content part") })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputPart = typeof InputPart.Type
+
+/**
+ * A content part of an assistant message as decoding reads it: {@link InputPart}'s, and refusals.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputAssistantPart = Schema.Union(
+  TextPart,
+  InputImageUrlPart,
+  RefusalPart,
+  otherThan(knownTypes.assistantPart, "ChatOtherPart")
+).annotations({ message: objectExpected("a content part") })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputAssistantPart = typeof InputAssistantPart.Type
+
+const Arguments = Schema.Union(Schema.String, Json.JsonObject).annotations({
+  message: (issue) =>
+    typeof issue.actual === "string" ||
+      (typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual))
+      ? { message: "", override: false }
+      : { message: `Expected a JSON string or a JSON object, actual ${decoder.describe(issue.actual)}`, override: true }
+})
+
+/**
+ * A function tool call as decoding reads it: `type` may be absent, and `arguments` may be a JSON
+ * object instead of a JSON string.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputFunctionToolCall = Schema.Struct({
+  id: Schema.String,
+  type: optional(Schema.Literal("function")),
+  function: Schema.Struct({ name: Schema.String, arguments: Arguments })
+}).annotations({ identifier: "ChatInputFunctionToolCall" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputFunctionToolCall extends Schema.Schema.Type<typeof InputFunctionToolCall> {}
+
+/**
+ * A tool call as decoding reads it: a function call, or one of another type (`custom`), read only to
+ * report it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputToolCall = Schema.Union(InputFunctionToolCall, otherThan(knownTypes.toolCall, "ChatOtherToolCall"))
+  .annotations({ message: objectExpected("a tool call") })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type InputToolCall = typeof InputToolCall.Type
+
+/**
+ * OpenRouter's `reasoning.text` detail: reasoning text, maybe signed.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningTextDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.text"),
+  text: optional(Schema.NullOr(Schema.String)),
+  signature: optional(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "ReasoningTextDetail" })
+
+/**
+ * OpenRouter's `reasoning.summary` detail: a summary of the reasoning.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningSummaryDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.summary"),
+  summary: Schema.String
+}).annotations({ identifier: "ReasoningSummaryDetail" })
+
+/**
+ * OpenRouter's `reasoning.encrypted` detail: opaque data (no canonical form).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningEncryptedDetail = Schema.Struct({
+  type: Schema.Literal("reasoning.encrypted")
+}).annotations({ identifier: "ReasoningEncryptedDetail" })
+
+/**
+ * An OpenRouter `reasoning_details` entry, as decoding reads it (any other type is read only to
+ * report it).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningDetail = Schema.Union(
+  ReasoningTextDetail,
+  ReasoningSummaryDetail,
+  ReasoningEncryptedDetail,
+  otherThan(knownTypes.reasoningDetail, "OtherReasoningDetail")
+).annotations({ message: objectExpected("a reasoning detail") })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type ReasoningDetail = typeof ReasoningDetail.Type
+
+/**
+ * A system message as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputSystemMessage = Schema.Struct({
+  role: Schema.Literal("system"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputSystemMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputSystemMessage extends Schema.Schema.Type<typeof InputSystemMessage> {}
+
+/**
+ * A developer message: what newer OpenAI models call the system message.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputDeveloperMessage = Schema.Struct({
+  role: Schema.Literal("developer"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputDeveloperMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputDeveloperMessage extends Schema.Schema.Type<typeof InputDeveloperMessage> {}
+
+/**
+ * A user message as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputUserMessage = Schema.Struct({
+  role: Schema.Literal("user"),
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputUserMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputUserMessage extends Schema.Schema.Type<typeof InputUserMessage> {}
+
+/**
+ * An assistant message as decoding reads it: content may be absent or null, reasoning may come as
+ * `reasoning_content`, `reasoning` or OpenRouter's `reasoning_details`. `function_call` and `audio`
+ * are read only to report them.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputAssistantMessage = Schema.Struct({
+  role: Schema.Literal("assistant"),
+  content: optional(nullableContentOf(InputAssistantPart)),
+  refusal: optional(Schema.NullOr(Schema.String)),
+  reasoning_content: optional(Schema.NullOr(Schema.String)),
+  reasoning: optional(Schema.NullOr(Schema.String)),
+  reasoning_details: optional(Schema.NullOr(Schema.Array(ReasoningDetail))),
+  tool_calls: optional(Schema.NullOr(Schema.Array(InputToolCall))),
+  function_call: optional(Schema.Unknown),
+  audio: optional(Schema.Unknown)
+}).annotations({ identifier: "ChatInputAssistantMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputAssistantMessage extends Schema.Schema.Type<typeof InputAssistantMessage> {}
+
+/**
+ * A tool message as decoding reads it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputToolMessage = Schema.Struct({
+  role: Schema.Literal("tool"),
+  tool_call_id: Schema.String,
+  content: contentOf(InputPart)
+}).annotations({ identifier: "ChatInputToolMessage" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface InputToolMessage extends Schema.Schema.Type<typeof InputToolMessage> {}
+
+/**
+ * A message of the deprecated `function` role: read only to report it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const InputFunctionMessage = Schema.Struct({
+  role: Schema.Literal("function")
+}).annotations({ identifier: "ChatInputFunctionMessage" })
 
 /**
  * One message as decoding reads it: roles `system`, `developer`, `user`, `assistant` and `tool`
@@ -251,13 +611,95 @@ export type Wire = Chat.Wire
  * @category schemas
  * @since 0.1.0
  */
-export const InputMessage: typeof Chat.InputMessage = Chat.InputMessage
+export const InputMessage = Schema.Union(
+  InputSystemMessage,
+  InputDeveloperMessage,
+  InputUserMessage,
+  InputAssistantMessage,
+  InputToolMessage,
+  InputFunctionMessage
+).annotations({ identifier: "ChatInputMessage", message: objectExpected("a chat message") })
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type InputMessage = Chat.InputMessage
+export type InputMessage = typeof InputMessage.Type
+
+/**
+ * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["messages"],
+    // `ChatCompletionCreateParams` of the `openai` SDK 6.49, the deprecated `functions` and
+    // `function_call` included
+    parameters: [
+      "model",
+      "audio",
+      "frequency_penalty",
+      "function_call",
+      "functions",
+      "logit_bias",
+      "logprobs",
+      "max_completion_tokens",
+      "max_tokens",
+      "metadata",
+      "modalities",
+      "moderation",
+      "n",
+      "parallel_tool_calls",
+      "prediction",
+      "presence_penalty",
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "prompt_cache_retention",
+      "reasoning_effort",
+      "response_format",
+      "safety_identifier",
+      "seed",
+      "service_tier",
+      "stop",
+      "store",
+      "stream",
+      "stream_options",
+      "temperature",
+      "tool_choice",
+      "tools",
+      "top_logprobs",
+      "top_p",
+      "user",
+      "verbosity",
+      "web_search_options"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
+ * and the request parameters of {@link requestKeys}, accepted and ignored) or a bare message list.
+ * It is the encoded side of {@link schema}, so `JSONSchema.make` and `Schema.encodedSchema` of that
+ * describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
+    identifier: "OpenAiInputRequest"
+  }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "OpenAiInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
 
 // -----------------------------------------------------------------------------
 // options
@@ -323,7 +765,7 @@ export interface DecodeOptions {
  * @category errors
  * @since 0.1.0
  */
-export const encodeErrors = Chat.encodeErrors
+export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock"] as const
 
 /**
  * What {@link encode} can fail with, and nothing else.
@@ -339,7 +781,7 @@ export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
  * @category errors
  * @since 0.1.0
  */
-export const decodeErrors = Chat.decodeErrors
+export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
 
 /**
  * What {@link decode} can fail with, and nothing else.
@@ -364,7 +806,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => Chat.encode(name, conversation, options)
+): Either.Either<Wire, EncodeError> => encoder.encode(name, conversation, options)
 
 /**
  * Read a Chat Completions transcript into a canonical conversation: a message list, or a request
@@ -383,18 +825,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => Chat.decode(name, input, options)
-
-/**
- * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  Chat.requestKeys.openai
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
 
 /**
  * The OpenAI format as a {@link Codec.Codec}.
@@ -406,13 +837,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the Chat Completions message list to a canonical conversation (default options),
- * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Failures become parse
- * issues carrying the tagged error's message.
+ * for Schema pipelines such as `Schema.parseJson(OpenAiFormat.schema)`. Its encoded side is
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that
+ * is not of that shape fails with `Input`'s parse issue; conversion errors become parse issues
+ * carrying the tagged error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -426,7 +859,10 @@ export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSc
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends ChatResponse.ResponseOptions {}
+export interface ResponseOptions extends DecodeOptions {
+  /** The `index` of the choice to read, when the completion holds several. */
+  readonly choice?: number | undefined
+}
 
 /**
  * Read a Chat Completions answer, a `ChatCompletion` as the `openai` SDK returns it or one of its
@@ -443,7 +879,7 @@ export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  ChatResponse.decodeResponse(name, input, options)
+  responseDecoder.decodeResponse(name, input, options)
 
 /**
  * Fold a stream of `ChatCompletionChunk`s (what `chat.completions.create({ stream: true })`
@@ -458,10 +894,4 @@ export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  ChatStream.decodeStream(name, events, options)
-
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import * as ChatResponse from "./internal/openai/response.js"
-import * as ChatStream from "./internal/openai/stream.js"
-import type * as ModelResponse from "./ModelResponse.js"
+  streamDecoder.decodeStream(name, events, options)

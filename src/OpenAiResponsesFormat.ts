@@ -559,6 +559,75 @@ export const InputItem = Schema.Union(
  */
 export type InputItem = typeof InputItem.Type
 
+/**
+ * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
+ * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
+ * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
+ * with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: ["input", "instructions"],
+    // `ResponseCreateParams` of the `openai` SDK 6.49
+    parameters: [
+      "model",
+      "background",
+      "context_management",
+      "conversation",
+      "include",
+      "max_output_tokens",
+      "max_tool_calls",
+      "metadata",
+      "moderation",
+      "parallel_tool_calls",
+      "previous_response_id",
+      "prompt",
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "prompt_cache_retention",
+      "reasoning",
+      "safety_identifier",
+      "service_tier",
+      "store",
+      "stream",
+      "stream_options",
+      "temperature",
+      "text",
+      "tool_choice",
+      "tools",
+      "top_logprobs",
+      "top_p",
+      "truncation",
+      "user"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`input`, a
+ * string or items; `instructions`, a string or `null`; and the request parameters of
+ * {@link requestKeys}, accepted and ignored) or a bare item list. It is the encoded side of
+ * {@link schema}, so `JSONSchema.make` and `Schema.encodedSchema` of that describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({
+    input: Schema.Union(Schema.String, Schema.Array(InputItem)),
+    instructions: Schema.optional(Schema.NullOr(Schema.String))
+  }, requestKeys.parameters).annotations({ identifier: "ResponsesInputRequest" }),
+  Schema.Array(InputItem)
+).annotations({ identifier: "OpenAiResponsesInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
+
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
@@ -663,18 +732,6 @@ export const decode = (
 ): Either.Either<Conversation.Conversation, DecodeError> => decodeInternal.decode(input, options)
 
 /**
- * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
- * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
- * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
- * with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  decodeInternal.requestKeys
-
-/**
  * The OpenAI Responses format as a {@link Codec.Codec}.
  *
  * @category codecs
@@ -683,12 +740,16 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
 export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
 
 /**
- * A Schema from Responses `input` items to a canonical conversation (default options).
+ * A Schema from Responses `input` items (or a request body) to a canonical conversation (default
+ * options), for Schema pipelines such as `Schema.parseJson(OpenAiResponsesFormat.schema)`. Its
+ * encoded side is {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the
+ * wire. Input that is not of that shape fails with `Input`'s parse issue; conversion errors become
+ * parse issues carrying the tagged error's message.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // responses

@@ -3,7 +3,9 @@
  *
  * OpenRouter speaks the OpenAI Chat Completions shape, and with default options this format is
  * exactly {@link OpenAiFormat} (as the reference SDK's `convert_messages(messages, "openrouter")`
- * is), except that errors name `openrouter`. Two options serve OpenRouter's own conventions:
+ * is), except that errors name `openrouter`: the wire schemas are OpenAiFormat's, re-exported here.
+ * What differs is declared here: the request parameters a body may hold ({@link requestKeys}), and
+ * two options that serve OpenRouter's own conventions:
  *
  * - `reasoningField: "reasoning"` writes reasoning where OpenRouter documents it (the default,
  *   `reasoning_content`, is the reference's choice);
@@ -48,12 +50,23 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as Chat from "./internal/openAiChat.js"
+import * as decoder from "./internal/openai/decode.js"
+import * as encoder from "./internal/openai/encode.js"
+import * as responseDecoder from "./internal/openai/response.js"
+import * as streamDecoder from "./internal/openai/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"
+import * as OpenAiFormat from "./OpenAiFormat.js"
+
+// OpenAiFormat's schemas are read here as this module loads: no module OpenAiFormat imports may
+// import this one (the internal modules import it for types only), so OpenAiFormat is always
+// initialised first.
 
 /**
  * The provider this module speaks.
@@ -64,7 +77,7 @@ import * as Chat from "./internal/openAiChat.js"
 export const name = "openrouter" as const
 
 // -----------------------------------------------------------------------------
-// wire: what encode produces (the same shapes as OpenAiFormat)
+// wire: what encode produces (OpenAiFormat's shapes)
 // -----------------------------------------------------------------------------
 
 /**
@@ -73,13 +86,13 @@ export const name = "openrouter" as const
  * @category schemas
  * @since 0.1.0
  */
-export const TextPart: typeof Chat.TextPart = Chat.TextPart
+export const TextPart: typeof OpenAiFormat.TextPart = OpenAiFormat.TextPart
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface TextPart extends Chat.TextPart {}
+export interface TextPart extends OpenAiFormat.TextPart {}
 
 /**
  * An image content part, always an inline `data:<mime>;base64,<data>` URL.
@@ -87,13 +100,13 @@ export interface TextPart extends Chat.TextPart {}
  * @category schemas
  * @since 0.1.0
  */
-export const ImageUrlPart: typeof Chat.ImageUrlPart = Chat.ImageUrlPart
+export const ImageUrlPart: typeof OpenAiFormat.ImageUrlPart = OpenAiFormat.ImageUrlPart
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ImageUrlPart extends Chat.ImageUrlPart {}
+export interface ImageUrlPart extends OpenAiFormat.ImageUrlPart {}
 
 /**
  * A content part encoding produces.
@@ -101,13 +114,13 @@ export interface ImageUrlPart extends Chat.ImageUrlPart {}
  * @category schemas
  * @since 0.1.0
  */
-export const ContentPart: typeof Chat.ContentPart = Chat.ContentPart
+export const ContentPart: typeof OpenAiFormat.ContentPart = OpenAiFormat.ContentPart
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ContentPart = Chat.ContentPart
+export type ContentPart = OpenAiFormat.ContentPart
 
 /**
  * Message content: a plain string when the canonical message is exactly one text block, a list of
@@ -116,13 +129,13 @@ export type ContentPart = Chat.ContentPart
  * @category schemas
  * @since 0.1.0
  */
-export const Content: typeof Chat.Content = Chat.Content
+export const Content: typeof OpenAiFormat.Content = OpenAiFormat.Content
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type Content = Chat.Content
+export type Content = OpenAiFormat.Content
 
 /**
  * A function tool call: `arguments` is the input serialized as Python's `json.dumps` does (as
@@ -131,37 +144,37 @@ export type Content = Chat.Content
  * @category schemas
  * @since 0.1.0
  */
-export const ToolCall: typeof Chat.ToolCall = Chat.ToolCall
+export const ToolCall: typeof OpenAiFormat.ToolCall = OpenAiFormat.ToolCall
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ToolCall extends Chat.ToolCall {}
+export interface ToolCall extends OpenAiFormat.ToolCall {}
 
 /**
  * @category schemas
  * @since 0.1.0
  */
-export const SystemMessage: typeof Chat.SystemMessage = Chat.SystemMessage
+export const SystemMessage: typeof OpenAiFormat.SystemMessage = OpenAiFormat.SystemMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface SystemMessage extends Chat.SystemMessage {}
+export interface SystemMessage extends OpenAiFormat.SystemMessage {}
 
 /**
  * @category schemas
  * @since 0.1.0
  */
-export const UserMessage: typeof Chat.UserMessage = Chat.UserMessage
+export const UserMessage: typeof OpenAiFormat.UserMessage = OpenAiFormat.UserMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface UserMessage extends Chat.UserMessage {}
+export interface UserMessage extends OpenAiFormat.UserMessage {}
 
 /**
  * An assistant message; the reasoning goes in `reasoning_content` (default), `reasoning`, or
@@ -170,13 +183,13 @@ export interface UserMessage extends Chat.UserMessage {}
  * @category schemas
  * @since 0.1.0
  */
-export const AssistantMessage: typeof Chat.AssistantMessage = Chat.AssistantMessage
+export const AssistantMessage: typeof OpenAiFormat.AssistantMessage = OpenAiFormat.AssistantMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface AssistantMessage extends Chat.AssistantMessage {}
+export interface AssistantMessage extends OpenAiFormat.AssistantMessage {}
 
 /**
  * A tool result: its texts joined with `"\n"`, or, with `toolResultImages: "tool-message"` and an
@@ -185,13 +198,13 @@ export interface AssistantMessage extends Chat.AssistantMessage {}
  * @category schemas
  * @since 0.1.0
  */
-export const ToolMessage: typeof Chat.ToolMessage = Chat.ToolMessage
+export const ToolMessage: typeof OpenAiFormat.ToolMessage = OpenAiFormat.ToolMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export interface ToolMessage extends Chat.ToolMessage {}
+export interface ToolMessage extends OpenAiFormat.ToolMessage {}
 
 /**
  * Any message encoding produces.
@@ -199,13 +212,13 @@ export interface ToolMessage extends Chat.ToolMessage {}
  * @category schemas
  * @since 0.1.0
  */
-export const ChatMessage: typeof Chat.ChatMessage = Chat.ChatMessage
+export const ChatMessage: typeof OpenAiFormat.ChatMessage = OpenAiFormat.ChatMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type ChatMessage = Chat.ChatMessage
+export type ChatMessage = OpenAiFormat.ChatMessage
 
 /**
  * The encoded conversation: the `messages` of an OpenRouter chat completions request.
@@ -213,56 +226,102 @@ export type ChatMessage = Chat.ChatMessage
  * @category schemas
  * @since 0.1.0
  */
-export const Wire: typeof Chat.Wire = Chat.Wire
+export const Wire: typeof OpenAiFormat.Wire = OpenAiFormat.Wire
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type Wire = Chat.Wire
+export type Wire = OpenAiFormat.Wire
 
 // -----------------------------------------------------------------------------
-// input: what decode accepts
+// input: what decode accepts (OpenAiFormat's shapes)
 // -----------------------------------------------------------------------------
 
 /**
- * One message as decoding reads it (the same as `OpenAiFormat.InputMessage`); an assistant
- * message's `reasoning_details` entries are `reasoning.text` (maybe signed), `reasoning.summary` and
+ * One message as decoding reads it (`OpenAiFormat.InputMessage`); an assistant message's
+ * `reasoning_details` entries are `reasoning.text` (maybe signed), `reasoning.summary` and
  * `reasoning.encrypted`.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const InputMessage: typeof Chat.InputMessage = Chat.InputMessage
+export const InputMessage: typeof OpenAiFormat.InputMessage = OpenAiFormat.InputMessage
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type InputMessage = Chat.InputMessage
+export type InputMessage = OpenAiFormat.InputMessage
+
+/**
+ * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
+ * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
+ * provider's body read with this format says so).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  {
+    conversation: OpenAiFormat.requestKeys.conversation,
+    parameters: [
+      ...OpenAiFormat.requestKeys.parameters,
+      // what OpenRouter's chat request adds to OpenAI's (its API reference)
+      "debug",
+      "image_config",
+      "include_reasoning",
+      "min_p",
+      "models",
+      "plugins",
+      "prompt",
+      "provider",
+      "reasoning",
+      "repetition_penalty",
+      "route",
+      "session_id",
+      "top_a",
+      "top_k",
+      "trace",
+      "transforms",
+      "usage"
+    ]
+  }
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
+ * and the request parameters of {@link requestKeys}, OpenAI's and OpenRouter's own, accepted and
+ * ignored) or a bare message list. It is the encoded side of {@link schema}, so `JSONSchema.make`
+ * and `Schema.encodedSchema` of that describe the wire.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Input = Schema.Union(
+  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
+    identifier: "OpenRouterInputRequest"
+  }),
+  Schema.Array(InputMessage)
+).annotations({ identifier: "OpenRouterInput" })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type Input = typeof Input.Type
 
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
 
 /**
- * Encoding options. Every default reproduces the reference SDK.
+ * Encoding options: {@link OpenAiFormat.EncodeOptions}, with one more choice for images inside tool
+ * results. Every default reproduces the reference SDK.
  *
  * @category models
  * @since 0.1.0
  */
-export interface EncodeOptions {
-  /**
-   * Which assistant-message field carries the reasoning. `"reasoning_content"` (default, the
-   * reference's choice), `"reasoning"` (OpenRouter's documented field), or `"omit"`.
-   */
-  readonly reasoningField?: "reasoning_content" | "reasoning" | "omit" | undefined
-  /**
-   * Write the reasoning field on every assistant message that has tool calls, as `""` when the turn
-   * has no reasoning (DeepSeek's thinking mode requires it). Default `false`; no effect with
-   * `reasoningField: "omit"`.
-   */
-  readonly reasoningOnToolCalls?: boolean | undefined
+export interface EncodeOptions extends Omit<OpenAiFormat.EncodeOptions, "toolResultImages"> {
   /**
    * What to do with an image inside a tool result. `"error"` (default): an `UnsupportedBlock` error.
    * `"user-message"`: the images go first in the user message that follows the turn's tool
@@ -270,29 +329,17 @@ export interface EncodeOptions {
    * `image_url`, in order) in its tool message.
    */
   readonly toolResultImages?: "error" | "user-message" | "tool-message" | undefined
-  /**
-   * How tool-call `arguments` are written. `"python"` (default): exactly as Python's `json.dumps`
-   * writes them, byte for byte the reference's text. `"json"`: `JSON.stringify`, compact and with
-   * non-ASCII characters as they are. The servers parse the arguments back to the same value, and
-   * the encode is faster (docs/performance.md).
-   */
-  readonly toolArguments?: "python" | "json" | undefined
 }
 
 /**
- * Decoding options.
+ * Decoding options ({@link OpenAiFormat.DecodeOptions}): `encryptedReasoning` says what to do with a
+ * `reasoning.encrypted` entry of `reasoning_details` (opaque data a canonical reasoning block cannot
+ * hold): `"error"` (default), an `UnsupportedContent` error, or `"drop"`, leave it out.
  *
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {
-  /**
-   * What to do with a `reasoning.encrypted` entry of `reasoning_details` (opaque data a canonical
-   * reasoning block cannot hold). `"error"` (default): an `UnsupportedContent` error. `"drop"`:
-   * leave it out.
-   */
-  readonly encryptedReasoning?: "error" | "drop" | undefined
-}
+export interface DecodeOptions extends OpenAiFormat.DecodeOptions {}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -304,7 +351,7 @@ export interface DecodeOptions {
  * @category errors
  * @since 0.1.0
  */
-export const encodeErrors = Chat.encodeErrors
+export const encodeErrors: typeof OpenAiFormat.encodeErrors = OpenAiFormat.encodeErrors
 
 /**
  * What {@link encode} can fail with, and nothing else.
@@ -312,7 +359,7 @@ export const encodeErrors = Chat.encodeErrors
  * @category errors
  * @since 0.1.0
  */
-export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
+export type EncodeError = OpenAiFormat.EncodeError
 
 /**
  * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
@@ -320,7 +367,7 @@ export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
  * @category errors
  * @since 0.1.0
  */
-export const decodeErrors = Chat.decodeErrors
+export const decodeErrors: typeof OpenAiFormat.decodeErrors = OpenAiFormat.decodeErrors
 
 /**
  * What {@link decode} can fail with, and nothing else.
@@ -328,7 +375,7 @@ export const decodeErrors = Chat.decodeErrors
  * @category errors
  * @since 0.1.0
  */
-export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
+export type DecodeError = OpenAiFormat.DecodeError
 
 /**
  * Convert a canonical conversation to an OpenRouter message list. With default options the result
@@ -344,7 +391,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => Chat.encode(name, conversation, options)
+): Either.Either<Wire, EncodeError> => encoder.encode(name, conversation, options)
 
 /**
  * Read an OpenRouter (or any Chat Completions) transcript into a canonical conversation: a message
@@ -358,18 +405,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => Chat.decode(name, input, options)
-
-/**
- * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  Chat.requestKeys.openrouter
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
 
 /**
  * The OpenRouter format as a {@link Codec.Codec}.
@@ -381,12 +417,15 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 
 /**
  * A Schema from the OpenRouter message list to a canonical conversation (default options), for
- * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`.
+ * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`. Its encoded side is
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is
+ * not of that shape fails with `Input`'s parse issue; conversion errors become parse issues carrying
+ * the tagged error's message.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSchema(codec)
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -401,7 +440,7 @@ export const schema: Schema.Schema<Conversation.Conversation, Wire> = Codec.toSc
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends ChatResponse.ResponseOptions {}
+export interface ResponseOptions extends OpenAiFormat.ResponseOptions {}
 
 /**
  * Read an OpenRouter chat completion (the OpenAI shape, with `reasoning` / `reasoning_details`),
@@ -415,7 +454,7 @@ export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  ChatResponse.decodeResponse(name, input, options)
+  responseDecoder.decodeResponse(name, input, options)
 
 /**
  * Fold a stream of OpenRouter chat completion chunks into the response {@link decodeResponse}
@@ -428,10 +467,4 @@ export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  ChatStream.decodeStream(name, events, options)
-
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import * as ChatResponse from "./internal/openai/response.js"
-import * as ChatStream from "./internal/openai/stream.js"
-import type * as ModelResponse from "./ModelResponse.js"
+  streamDecoder.decodeStream(name, events, options)

@@ -865,8 +865,23 @@ describe("AnthropicFormat.schema", () => {
   it("reports conversion errors as parse issues carrying the tagged error's message", () => {
     const error = left(Schema.encodeEither(json)([Message.user("Hi"), Message.system("late")]))
     assert.include(error.message, "anthropic: message 1: cannot represent this \"system\" message")
-    const decodeError = left(Schema.decodeUnknownEither(json)("{\"messages\": 5}"))
-    assert.include(decodeError.message, "anthropic: malformed input at $.messages")
+    const decodeError = left(
+      Schema.decodeUnknownEither(json)(
+        "{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"tool_use\", \"id\": \"t\", \"name\": \"f\", \"input\": {}}]}]}"
+      )
+    )
+    assert.include(
+      decodeError.message,
+      "anthropic: message 0, block 0: a \"tool_call\" block is not valid in a \"user\" message"
+    )
+  })
+
+  it("input that is not of the Input's shape is answered by the Input's parse issue", () => {
+    const error = left(Schema.decodeUnknownEither(json)("{\"messages\": 5}"))
+    assert.include(error.message, "AnthropicInput")
+    assert.include(error.message, "[\"messages\"]\n")
+    assert.include(error.message, "Expected ReadonlyArray<AnthropicInputMessage>, actual 5")
+    assert.notInclude(error.message, "anthropic: malformed input")
   })
 
   it("the codec record names the provider", () => {

@@ -157,7 +157,7 @@ describe("Conversation.decode", () => {
     assert.strictEqual(error._tag, "MalformedInput")
     assert.strictEqual(
       error.message,
-      "canonical: message 0: malformed input at $[0]: input is nested too deeply (or cyclic)"
+      "canonical: message 0, block 0: malformed input at $[0].blocks[0].input: nested more than 512 levels deep (or cyclic)"
     )
   })
 

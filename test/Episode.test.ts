@@ -1,7 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, layer } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,6 +18,7 @@ import type * as ModelResponse from "openreward-effect/ModelResponse"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
 import { environments } from "../examples/support.js"
+import { layer } from "./utils/layer.js"
 
 // An environment whose tools exercise every branch of the loop.
 const Counter = Environment.make({

@@ -5,7 +5,6 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
-import * as GoogleWire from "../src/internal/googleWire.js"
 import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
@@ -1318,6 +1317,6 @@ codecLaws("GoogleFormat", GoogleFormat, {
 })
 
 describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {
-  guardLaws("Request", GoogleWire.Request, { onExcessProperty: "ignore" })
-  guardLaws("Contents", GoogleWire.Contents, { onExcessProperty: "ignore" })
+  guardLaws("Request", GoogleFormat.InputRequest, { onExcessProperty: "ignore" })
+  guardLaws("Contents", GoogleFormat.InputContents, { onExcessProperty: "ignore" })
 })

@@ -4,7 +4,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, layer } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { GoogleGenAI } from "@google/genai"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,6 +20,7 @@ import * as ChatStandIn from "../examples/standin/openaiChat.js"
 import * as ResponsesStandIn from "../examples/standin/openaiResponses.js"
 import type * as StandIn from "../examples/standin/server.js"
 import { environments } from "../examples/support.js"
+import { layer } from "./utils/layer.js"
 
 const ServerLive = Server.layer(environments).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))

@@ -9,7 +9,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Block, Conversation, ConversionError } from "openreward-effect"
+import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
 
@@ -58,4 +58,42 @@ describe("Chat Completions encode: placement checked only when encoding fails", 
     },
     { fastCheck: { numRuns: 500 } }
   )
+})
+
+describe("Chat Completions encode: placement is Message's", () => {
+  it("a block Message allowed in a role the encoder has no form for is an UnsupportedBlock, not dropped", () => {
+    // what would happen if Message.allowedBlockTypes let system messages hold reasoning before the
+    // encoder learnt to write it: Conversation.validate passes, so the error is the encoder's own
+    const allowed = Message.allowedBlockTypes.system as Set<string>
+    allowed.add("reasoning")
+    try {
+      const conversation = [{
+        role: "system",
+        blocks: [Block.text("a"), Block.reasoning("b")],
+        detail: null
+      }] as unknown as Conversation.Conversation
+      assert.isTrue(Either.isRight(Conversation.validate(conversation)))
+      const result = OpenRouterFormat.encode(conversation)
+      assert.isTrue(Either.isLeft(result))
+      if (Either.isLeft(result)) {
+        assert.deepStrictEqual(encodeError(result.left), {
+          _tag: "UnsupportedBlock",
+          format: "openrouter",
+          path: [0, "blocks", 1],
+          messageIndex: 0,
+          blockIndex: 1,
+          blockType: "reasoning",
+          reason: "the openrouter format has no encoding for a \"reasoning\" block in a \"system\" message"
+        })
+      }
+    } finally {
+      allowed.delete("reasoning")
+    }
+    assert.strictEqual(
+      Either.getOrThrow(
+        Either.flip(OpenAiFormat.encode([{ role: "system", blocks: [Block.reasoning("b")], detail: null }] as never))
+      )._tag,
+      "MisplacedBlock"
+    )
+  })
 })

@@ -4,7 +4,6 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
-import * as Chat from "../src/internal/openAiChat.js"
 import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 import { chatLike, normalize } from "./utils/openAiChat.js"
@@ -1038,17 +1037,25 @@ describe("OpenAiFormat.codec and schema", () => {
     const text = Schema.encodeSync(json)(conversation)
     assert.strictEqual(text, JSON.stringify(goldens[1]!.expected))
     assert.deepStrictEqual(Schema.decodeUnknownSync(json)(text), conversation)
-    const failure = Schema.decodeUnknownEither(json)("[{\"role\": \"user\", \"content\": 5}]")
+    // well formed, but with no canonical form: the tagged error's message
+    const failure = Schema.decodeUnknownEither(json)(
+      "[{\"role\": \"user\", \"content\": [{\"type\": \"image_url\", \"image_url\": {\"url\": \"https://x/y.png\"}}]}]"
+    )
     assert.isTrue(Either.isLeft(failure))
     if (Either.isLeft(failure)) {
-      assert.include(
-        failure.left.message,
-        "openai: message 0: malformed input at $[0].content: Expected a string or an array of content parts, actual 5"
-      )
+      assert.include(failure.left.message, "openai: message 0, block 0: \"image_url\" content has no canonical form")
+    }
+    // not of the Input's shape: the Input's parse issue, at the same place
+    const malformed = Schema.decodeUnknownEither(json)("[{\"role\": \"user\", \"content\": 5}]")
+    assert.isTrue(Either.isLeft(malformed))
+    if (Either.isLeft(malformed)) {
+      assert.include(malformed.left.message, "OpenAiInput")
+      assert.include(malformed.left.message, "Expected a string or an array of content parts, actual 5")
+      assert.notInclude(malformed.left.message, "openai: message 0: malformed input")
     }
   })
 })
 
 describe("OpenAiFormat.decode: one declaration, read by the guard and the Schema", () => {
-  guardLaws("messages", Schema.Array(Chat.InputMessage), { onExcessProperty: "ignore" })
+  guardLaws("messages", Schema.Array(OpenAiFormat.InputMessage), { onExcessProperty: "ignore" })
 })

@@ -6,6 +6,7 @@ import type * as OpenAi from "openai/resources/responses/responses"
 import { Block, Conversation, ConversionError, Format, Message } from "openreward-effect"
 import * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import { codecLaws } from "./utils/codecLaws.js"
+import { guardLaws } from "./utils/guardLaws.js"
 import { itemLike, normalize } from "./utils/openAiResponses.js"
 
 const right = <A, E>(either: Either.Either<A, E>): A => {
@@ -281,4 +282,8 @@ describe("OpenAiResponsesFormat.codec and schema", () => {
     const encoded = Schema.encodeSync(ConversionError.ConversionError)(error)
     assert.deepStrictEqual(Schema.decodeUnknownSync(ConversionError.ConversionError)(encoded), error)
   })
+})
+
+describe("OpenAiResponsesFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("input items", Schema.Array(OpenAiResponsesFormat.InputItem), { onExcessProperty: "ignore" })
 })

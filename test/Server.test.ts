@@ -4,7 +4,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
@@ -36,6 +36,7 @@ import * as Compiled from "../src/internal/server/compiled.js"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
 import { SessionStore } from "../src/internal/server/sessions.js"
 import * as Sse from "../src/internal/server/sse.js"
+import { layer } from "./utils/layer.js"
 
 // -----------------------------------------------------------------------------
 // environments under test

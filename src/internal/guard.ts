@@ -54,6 +54,13 @@ export const maxDepth = 512
  */
 export const JsonCopyAnnotationId: unique symbol = Symbol.for("openreward-effect/JsonCopy")
 
+/**
+ * Marks the declaration `Json.JsonValue` and `Json.JsonObject` check their structure with (a plain
+ * depth-bounded check, then the structure's decode only for an error); its value is the
+ * structure's AST, which a guard compiles in its place.
+ */
+export const JsonDepthAnnotationId: unique symbol = Symbol.for("openreward-effect/JsonDepth")
+
 /** A compiled guard. */
 export type Guard = (u: unknown) => boolean
 
@@ -284,6 +291,11 @@ class Generator {
         return `return ${this.name(ast.from, mode)}(u, d) && isNone(${this.ref(ast.filter)}(u, options, ${
           this.ref(ast)
         }))`
+      case "Declaration": {
+        const structure = ast.annotations[JsonDepthAnnotationId]
+        if (structure === undefined) return unsupported(ast)
+        return `return ${this.name(structure as AST.AST, mode)}(u, d)`
+      }
       case "Transformation": {
         if (ast.annotations[JsonCopyAnnotationId] === true) return `return ${this.name(ast.from, mode)}(u, d)`
         // only the defaults of `optionalWith`: a property-signature transformation decodes an

@@ -1,19 +1,29 @@
 /**
- * A small in-memory OpenReward environment server for the client's tests, written against Web
- * `Request`/`Response` so that it can serve both a stub `HttpClient` (deterministic, `TestClock`
- * friendly) and a real socket (`serveNode`).
+ * A small in-memory OpenReward environment server, for the client's tests of answers that this
+ * library's real server (test/client/TestServer.ts, on which every test of plain protocol
+ * behaviour runs) never gives, so cannot be made to give:
  *
- * It behaves like the reference server where the client can tell: the default-environment `308`
- * redirect for bare paths, sessions (`/create_session` SSE, `/create`, `/ping`, `/delete`,
- * `/delete_session`), session routes answering 404 for unknown sessions, `/call` as SSE with a
+ * - faults: a stream that drops before or after its `task_id` event or stalls mid-call, a status
+ *   (429, 502, 503, 504, with `Retry-After`) or a refused connection scripted for one request, a
+ *   ping that fails at a chosen moment, a server that forgets a running task, a result that is
+ *   not JSON or a body that breaks the protocol's shape;
+ * - other servers: SSE framings this server does not write (CR or CRLF line ends, a keep-alive
+ *   comment before every event, bodies cut into tiny reads, results cut into chunks that start
+ *   with spaces), older servers (no `/messages`, no `/task_tools`, no `message_block_types`, no
+ *   `reason` on refusals), newer ones (block types this library does not know), a gateway's
+ *   answers (an HTML body, "Deployment not found."), tool specs in another key order.
+ *
+ * It is written against Web `Request`/`Response` and answers a stub `HttpClient` in memory, so it
+ * is deterministic under the `TestClock`. Where the client can tell, it behaves like the reference
+ * server: the default-environment `308` for bare paths, sessions (`/create_session` SSE, `/create`,
+ * `/ping`, `/delete`, `/delete_session`), 404 for unknown sessions, `/call` as SSE with a
  * `task_id` registry that replays a finished call to a reconnecting client, results cut into
- * `chunk`/`end` events, CRLF framing and keep-alive comments. Faults are scripted per route.
+ * `chunk`/`end` events. Faults are scripted per route.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
-import * as Http from "node:http"
 
 export interface Recorded {
   readonly method: string
@@ -106,12 +116,9 @@ const tasks: ReadonlyArray<Json> = [{ id: "t0", question: "2+2" }, { id: "t1", q
 export class FakeServer {
   readonly log: Array<Recorded> = []
   readonly faults = new Map<string, Array<Fault>>()
-  readonly sessions = new Map<
-    string,
-    { readonly create: any; readonly secrets: string | undefined; deleted: boolean }
-  >()
+  readonly sessions = new Map<string, { deleted: boolean }>()
   readonly runs = new Map<string, number>()
-  readonly registry = new Map<string, { readonly result: string } | { readonly error: string }>()
+  readonly registry = new Map<string, { readonly result: string }>()
   framing: Framing = { eol: "\r\n", chunkSize: 4096 }
   /** Serve `/messages` (servers since reference 0.1.157). */
   messages = true
@@ -160,7 +167,7 @@ export class FakeServer {
     }
     const sid = headers["x-session-id"]?.trim()
 
-    if (rootRoutes.has(first)) return this.root(first, sid, body, headers)
+    if (rootRoutes.has(first)) return this.root(first, sid)
     const env = first.toLowerCase() as Env
     const route = rest.join("/")
     switch (`${request.method} ${route}`) {
@@ -205,7 +212,7 @@ export class FakeServer {
     }
   }
 
-  private root(route: string, sid: string | undefined, body: any, headers: Record<string, string>): Response {
+  private root(route: string, sid: string | undefined): Response {
     switch (route) {
       case "health":
         return json({ status: "ok" })
@@ -216,7 +223,7 @@ export class FakeServer {
       case "create": {
         if (sid === undefined) return detail(400, "X-Session-ID header is required")
         if (this.sessions.has(sid)) return detail(400, "Session already exists")
-        this.sessions.set(sid, { create: body, secrets: headers["x-secrets"], deleted: false })
+        this.sessions.set(sid, { deleted: false })
         return json({ sid })
       }
       case "ping":
@@ -235,8 +242,8 @@ export class FakeServer {
     return detail(404, "Not Found")
   }
 
-  /** Run a tool the way the reference does, returning the result JSON text or an error. */
-  private run(name: string, input: any): { readonly result: string } | { readonly error: string } {
+  /** Run a tool the way the reference does, returning the result JSON text. */
+  private run(name: string, input: any): { readonly result: string } {
     this.runs.set(name, (this.runs.get(name) ?? 0) + 1)
     const ok = (blocks: Json, extra: { reward?: number; finished?: boolean; metadata?: Json } = {}) => ({
       result: JSON.stringify({
@@ -259,16 +266,12 @@ export class FakeServer {
           : refuse("Tool input validation error: [{'type': 'missing', 'loc': ('text',)}]", "input_validation")
       case "submit":
         return ok([text("submitted")])
-      case "big":
-        return ok([text("x".repeat(10_000))], { reward: 0.5 })
       case "spaced":
         // Python-style JSON, so that result chunks may start with a space.
         return {
           result:
             "{\"ok\": true, \"output\": {\"blocks\": [{\"text\": \"a  b\", \"detail\": null, \"type\": \"text\"}], \"metadata\": null, \"reward\": null, \"finished\": false}}"
         }
-      case "explode":
-        return { error: "ValueError: boom" }
       case "bad_json":
         return { result: "{not json" }
     }
@@ -286,7 +289,6 @@ export class FakeServer {
     if (fault?.kind === "drop-before-task-id") return this.sse([], "drop")
     if (fault?.kind === "drop-after-task-id") return this.sse([["task_id", taskId]], "drop")
     if (fault?.kind === "stall-after-task-id") return this.sse([["task_id", taskId]], "stall")
-    if ("error" in outcome) return this.sse([["task_id", taskId], ["error", outcome.error]])
     const pieces: Array<[string, string]> = []
     const size = this.framing.chunkSize
     for (let i = 0; i < outcome.result.length; i += size) {
@@ -345,38 +347,3 @@ export const httpClient = (server: FakeServer): HttpClient.HttpClient =>
       return HttpClientResponse.fromWeb(request, answer)
     })
   )
-
-/** Serve `server` on a real loopback socket; resolves to its URL and a close function. */
-export const serveNode = (server: FakeServer): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
-  new Promise((resolve) => {
-    const node = Http.createServer(async (req, res) => {
-      const chunks: Array<Buffer> = []
-      for await (const chunk of req) chunks.push(chunk as Buffer)
-      const body = chunks.length === 0 ? null : Buffer.concat(chunks)
-      const headers = new Headers()
-      for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value)
-      const answer = await server.handle(
-        new Request(`http://127.0.0.1${req.url}`, { method: req.method ?? "GET", headers, body })
-      )
-      if (answer === "refuse") return req.socket.destroy()
-      res.writeHead(answer.status, Object.fromEntries(answer.headers.entries()))
-      if (answer.body === null) return res.end()
-      const reader = answer.body.getReader()
-      try {
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) return res.end()
-          res.write(value)
-        }
-      } catch {
-        res.socket?.destroy()
-      }
-    })
-    node.listen(0, "127.0.0.1", () => {
-      const address = node.address() as { port: number }
-      resolve({
-        url: `http://127.0.0.1:${address.port}`,
-        close: () => new Promise((done) => node.close(() => done()))
-      })
-    })
-  })

@@ -10,11 +10,18 @@
  *    encodes, so no run is a sample where almost nothing encodes.
  * 3. `decode` never throws, whatever it is given: it answers a valid conversation, or one of the
  *    format's `decodeErrors`.
+ * 4. Whatever `encode` writes is the format's `Input` (`Schema.is`), whatever the options.
+ * 5. `XFormat.schema` is the codec (default options) with `Input` as its encoded side: its encode
+ *    writes exactly what `encode` writes, key order included; its decode answers what `decode`
+ *    answers (the same conversation, or a failure, carrying the tagged error's message when the
+ *    input is an `Input`); and `JSONSchema.make` and `Schema.encodedSchema` of it are `Input`'s.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
 import { Conversation, type ConversionError, type Message } from "openreward-effect"
 
 type Tag = ConversionError.ConversionError["_tag"]
@@ -28,6 +35,10 @@ export interface Format<Options> {
   readonly decode: (input: unknown) => Either.Either<Conversation.Conversation, ConversionError.DecodeError>
   readonly encodeErrors: ReadonlyArray<Tag>
   readonly decodeErrors: ReadonlyArray<Tag>
+  /** Everything `decode` reads, as a Schema that only validates. */
+  readonly Input: Schema.Schema<any, any>
+  /** The codec as a Schema, `Input` on its encoded side. */
+  readonly schema: Schema.Schema<Conversation.Conversation, any>
 }
 
 export interface Laws<Options> {
@@ -123,6 +134,7 @@ export const encodable = <Options>(
 export const codecLaws = <Options>(name: string, format: Format<Options>, laws: Laws<Options>): void => {
   const numRuns = laws.numRuns ?? 100
   const conversations = laws.conversations ?? anyConversation
+  const isInput = Schema.is(format.Input)
   describe(`${name}: the codec laws`, () => {
     for (const options of laws.options) {
       const label = options === undefined ? "defaults" : JSON.stringify(options)
@@ -140,14 +152,16 @@ export const codecLaws = <Options>(name: string, format: Format<Options>, laws: 
       )
 
       it.prop(
-        `law 2 (${label}): decode(encode(c)) = normalize(c), on conversations that encode`,
+        `law 2 and 4 (${label}): decode(encode(c)) = normalize(c), on conversations that encode; what encode writes is the Input`,
         [encodable(format, options, conversations)],
         ([conversation]) => {
           const encoded = format.encode(conversation, options)
           assert.isTrue(Either.isRight(encoded), "the conversation encodes")
           if (Either.isLeft(encoded)) return
           const stored: unknown = JSON.parse(JSON.stringify(encoded.right))
-          if (laws.isWire !== undefined) assert.isTrue(laws.isWire(stored), "the encoded request is the format's input")
+          assert.isTrue(isInput(encoded.right), "what encode writes is the format's Input")
+          assert.isTrue(isInput(stored), "what encode writes, as JSON, is the format's Input")
+          if (laws.isWire !== undefined) assert.isTrue(laws.isWire(stored), "the encoded request is the format's wire")
           const decoded = format.decode(stored)
           if (Either.isLeft(decoded)) assert.fail(`decode failed: ${decoded.left.message}`)
           assert.deepStrictEqual(decoded.right, laws.normalize(conversation, options))
@@ -166,5 +180,61 @@ export const codecLaws = <Options>(name: string, format: Format<Options>, laws: 
       },
       { fastCheck: { numRuns: numRuns * 2 } }
     )
+
+    const encodeSchema = Schema.encodeEither(format.schema)
+    const decodeSchema = Schema.decodeUnknownEither(format.schema)
+
+    it.prop(
+      "law 5: the schema writes what encode writes, key order included, and reads it back as decode does",
+      [encodable(format, undefined, conversations)],
+      ([conversation]) => {
+        const encoded = format.encode(conversation)
+        if (Either.isLeft(encoded)) return assert.fail("the conversation encodes")
+        const written = encodeSchema(conversation)
+        if (Either.isLeft(written)) return assert.fail(`the schema's encode failed: ${written.left.message}`)
+        assert.strictEqual(JSON.stringify(written.right), JSON.stringify(encoded.right))
+        const stored: unknown = JSON.parse(JSON.stringify(encoded.right))
+        const read = decodeSchema(stored)
+        if (Either.isLeft(read)) return assert.fail(`the schema's decode failed: ${read.left.message}`)
+        assert.deepStrictEqual(read.right, Either.getOrThrow(format.decode(stored)))
+      },
+      { fastCheck: { numRuns } }
+    )
+
+    it.prop(
+      "law 5: the schema's decode answers as decode does, whatever it is given",
+      [FastCheck.oneof(FastCheck.anything(), FastCheck.jsonValue(), Arbitrary.make(format.Input))],
+      ([input]) => {
+        const direct = format.decode(input)
+        const read = decodeSchema(input)
+        if (Either.isRight(direct)) {
+          if (Either.isLeft(read)) return assert.fail(`decode succeeds, the schema fails: ${read.left.message}`)
+          assert.deepStrictEqual(read.right, direct.right)
+          return
+        }
+        if (Either.isRight(read)) return assert.fail(`decode fails (${direct.left.message}), the schema succeeds`)
+        // input of the Input's shape reaches decode, whose tagged error is the answer
+        if (isInput(input)) assert.include(read.left.message, direct.left.message)
+      },
+      { fastCheck: { numRuns: numRuns * 2 } }
+    )
+
+    it("law 5: JSONSchema.make of the schema and of its encodedSchema are the Input's (the wire)", () => {
+      assert.deepStrictEqual(JSONSchema.make(format.schema), JSONSchema.make(format.Input))
+      assert.deepStrictEqual(
+        JSONSchema.make(Schema.encodedSchema(format.schema)),
+        JSONSchema.make(format.Input)
+      )
+      // and the encoded side accepts what the Input's encoded side accepts
+      const wire = Schema.is(Schema.encodedSchema(format.schema))
+      const input = Schema.is(Schema.encodedSchema(format.Input))
+      FastCheck.assert(
+        FastCheck.property(
+          FastCheck.oneof(Arbitrary.make(format.Input), FastCheck.jsonValue()),
+          (value) => wire(value) === input(value)
+        ),
+        { numRuns }
+      )
+    })
   })
 }

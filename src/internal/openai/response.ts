@@ -14,13 +14,10 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
-import * as Chat from "../openAiChat.js"
+import type * as OpenAiFormat from "../../OpenAiFormat.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
-
-export interface ResponseOptions extends Chat.DecodeOptions {
-  readonly choice?: number | undefined
-}
+import { decodeMessageList, type Format } from "./decode.js"
 
 const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
 
@@ -78,10 +75,10 @@ const readUsage = (usage: typeof Usage.Type | null | undefined): ModelResponse.U
 
 /** The choice's message as one assistant message, errors located under `prefix`. */
 const decodeMessage = (
-  format: Chat.Format,
+  format: Format,
   message: unknown,
   prefix: ConversionError.Path,
-  options: Chat.DecodeOptions
+  options: OpenAiFormat.DecodeOptions
 ): Either.Either<Message.AssistantMessage, ConversionError.DecodeError> => {
   if (!R.isRecord(message) || message["role"] !== "assistant") {
     return Either.left(
@@ -95,12 +92,12 @@ const decodeMessage = (
     )
   }
   // an empty content string is no text (a streamed answer starts with one; its whole form has null)
-  const decoded = Chat.decode(
+  const decoded = decodeMessageList(
     format,
-    { messages: [message["content"] === "" ? { ...message, content: null } : message] },
+    [message["content"] === "" ? { ...message, content: null } : message],
     options
   )
-  if (Either.isLeft(decoded)) return Either.left(R.rebase(decoded.left, 2, prefix))
+  if (Either.isLeft(decoded)) return Either.left(R.rebase(decoded.left, 1, prefix))
   const [only] = decoded.right
   if (decoded.right.length !== 1 || only?.role !== "assistant") {
     return Either.left(R.malformedAt(format, prefix, "expected one assistant message"))
@@ -117,9 +114,9 @@ const decodeMessage = (
 
 /** Decode a `chat.completion` or one of its choices. */
 export const decodeResponse = (
-  format: Chat.Format,
+  format: Format,
   input: unknown,
-  options: ResponseOptions = {}
+  options: OpenAiFormat.ResponseOptions = {}
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
   Input.total(format, (): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> => {
     if (!R.isRecord(input)) {

@@ -17,10 +17,11 @@ import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
-import type * as Chat from "../openAiChat.js"
+import type * as OpenAiFormat from "../../OpenAiFormat.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
-import { decodeResponse, type ResponseOptions } from "./response.js"
+import type { Format } from "./decode.js"
+import { decodeResponse } from "./response.js"
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
 
@@ -79,7 +80,7 @@ interface ChoiceState {
 }
 
 interface State {
-  readonly format: Chat.Format
+  readonly format: Format
   events: number
   id: string | undefined
   model: string | undefined
@@ -224,9 +225,9 @@ export const assemble = (state: State): Either.Either<Record<string, unknown>, C
 
 /** Fold a stream of `chat.completion.chunk` events into one response. */
 export const decodeStream = <E, R>(
-  format: Chat.Format,
+  format: Format,
   events: Stream.Stream<unknown, E, R>,
-  options: ResponseOptions = {}
+  options: OpenAiFormat.ResponseOptions = {}
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
   R.fold(
     format,

@@ -15,6 +15,8 @@ import * as ConversionError from "../../ConversionError.js"
 import * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as Format from "../../OpenAiResponsesFormat.js"
+import * as Guard from "../guard.js"
+import { lazy } from "../lazy.js"
 import * as RequestBody from "../requestBody.js"
 import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
 
@@ -277,18 +279,12 @@ const toConversation = (
   return Either.right(out)
 }
 
-/**
- * Made on first use: the public module, which declares the item schemas, imports this one, so its
- * schemas are not there yet while this module loads.
- */
-export const lazy = <A>(make: () => A): () => A => {
-  let value: A | undefined
-  return () => value ??= make()
-}
-
+// Made on first use: the public module, which declares the item schemas, imports this one, so its
+// schemas are not there yet while this module loads.
 const decodeItems = lazy(() =>
   Schema.decodeUnknownEither(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" })
 )
+const isItemList = lazy(() => Guard.compile(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" }))
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -296,8 +292,22 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
 const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : isRecord(u) ? "an object without input" : typeof u
 
-/** An item list at `prefix` of the input, with `leading` messages before it. */
+/**
+ * An item list at `prefix` of the input, with `leading` messages before it. A list the guard passes
+ * is converted as it is; anything else, errors included, is the Schema decode's to answer
+ * (guard.ts).
+ */
 export const decodeItemList = (
+  list: unknown,
+  prefix: ConversionError.Path,
+  leading: ReadonlyArray<Message.Message>
+): Either.Either<Conversation.Conversation, Format.DecodeError> =>
+  isItemList()(list)
+    ? toConversation(list as ReadonlyArray<Format.InputItem>, prefix, leading)
+    : decodeWithSchema(list, prefix, leading)
+
+/** The Schema decode of an item list, then the conversion: every `MalformedInput` comes from here. */
+const decodeWithSchema = (
   list: unknown,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>
@@ -330,47 +340,7 @@ export const decodeItemList = (
   return toConversation(decoded.right, prefix, leading)
 }
 
-/**
- * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
- * other request parameters (`ResponseCreateParams` of the `openai` SDK 6.49), which decoding accepts
- * and ignores.
- */
-export const requestKeys: RequestBody.Keys = {
-  conversation: ["input", "instructions"],
-  parameters: [
-    "model",
-    "background",
-    "context_management",
-    "conversation",
-    "include",
-    "max_output_tokens",
-    "max_tool_calls",
-    "metadata",
-    "moderation",
-    "parallel_tool_calls",
-    "previous_response_id",
-    "prompt",
-    "prompt_cache_key",
-    "prompt_cache_options",
-    "prompt_cache_retention",
-    "reasoning",
-    "safety_identifier",
-    "service_tier",
-    "store",
-    "stream",
-    "stream_options",
-    "temperature",
-    "text",
-    "tool_choice",
-    "tools",
-    "top_logprobs",
-    "top_p",
-    "truncation",
-    "user"
-  ]
-}
-
-const unknownRequestKey = RequestBody.checker(format, requestKeys)
+const unknownRequestKey = lazy(() => RequestBody.checker(format, Format.requestKeys))
 
 export const decode = (
   input: unknown,
@@ -379,7 +349,7 @@ export const decode = (
   total(format, () => {
     if (Array.isArray(input)) return decodeItemList(input, [], [])
     if (isRecord(input)) {
-      const unknown = unknownRequestKey(input)
+      const unknown = unknownRequestKey()(input)
       if (unknown !== undefined) return Either.left(unknown)
     }
     if (!isRecord(input) || !("input" in input)) {

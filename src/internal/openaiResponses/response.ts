@@ -9,8 +9,9 @@ import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as Format from "../../OpenAiResponsesFormat.js"
+import { lazy } from "../lazy.js"
 import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
-import { decodeAssistantItem, lazy, unsupported } from "./decode.js"
+import { decodeAssistantItem, unsupported } from "./decode.js"
 
 const format = "openai-responses" as const
 

@@ -1,12 +1,16 @@
 /**
  * A Gemini transcript to a canonical conversation.
  *
- * Input a guard compiled from the wire schemas passes (guard.ts) is converted as it is; the rest
- * goes through the wire schemas once (structure and JSON types, both
- * spellings, `null` as unset); then each part is classified, turned into canonical pieces and placed
- * by role; then function responses are paired with their calls and ids are settled
- * (`googlePairing.ts`). Errors come in that order: structure, then the system instruction, then
- * parts in document order, then pairing in document order.
+ * Input a guard compiled from the wire schemas (`GoogleFormat.InputRequest`, `InputContents`;
+ * guard.ts) passes is converted as it is; the rest goes through the wire schemas once (structure and
+ * JSON types, both spellings, `null` as unset); then each part is classified, turned into canonical
+ * pieces and placed by role; then function responses are paired with their calls and ids are
+ * settled (the pairing section). Errors come in that order: structure, then the system
+ * instruction, then parts in document order, then pairing in document order.
+ *
+ * The public module declares the schemas and imports this one, so they are not initialised while
+ * this module loads: everything built from them (Schema decoders, guards, the request-key check) is
+ * made on first use.
  *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
  * part in its `parts`; `path` is the full path from the root of the input.
@@ -17,21 +21,19 @@ import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as Block from "../Block.js"
-import type * as Conversation from "../Conversation.js"
-import * as ConversionError from "../ConversionError.js"
-import type * as GoogleFormat from "../GoogleFormat.js"
-import type * as Json from "../Json.js"
-import * as Message from "../Message.js"
-import * as Pairing from "./googlePairing.js"
-import * as Wire from "./googleWire.js"
-import * as Guard from "./guard.js"
-import { issueOf } from "./parseIssue.js"
-import * as RequestBody from "./requestBody.js"
-import * as Input from "./wireInput.js"
+import * as Block from "../../Block.js"
+import type * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import * as Format from "../../GoogleFormat.js"
+import type * as Json from "../../Json.js"
+import * as Message from "../../Message.js"
+import * as Guard from "../guard.js"
+import { issueOf } from "../parseIssue.js"
+import * as RequestBody from "../requestBody.js"
+import * as Input from "../wireInput.js"
 
 type Path = ReadonlyArray<string | number>
-type DecodeError = GoogleFormat.DecodeError
+type DecodeError = Format.DecodeError
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -128,16 +130,16 @@ const isSet = <A>(value: A | null | undefined): value is A => value !== null && 
 
 type Data =
   | { readonly _tag: "text"; readonly key: string; readonly value: string }
-  | { readonly _tag: "inline_data"; readonly key: string; readonly value: typeof Wire.Blob.Type }
-  | { readonly _tag: "function_call"; readonly key: string; readonly value: typeof Wire.FunctionCall.Type }
-  | { readonly _tag: "function_response"; readonly key: string; readonly value: typeof Wire.FunctionResponse.Type }
+  | { readonly _tag: "inline_data"; readonly key: string; readonly value: Format.InputBlob }
+  | { readonly _tag: "function_call"; readonly key: string; readonly value: Format.InputFunctionCall }
+  | { readonly _tag: "function_response"; readonly key: string; readonly value: Format.InputFunctionResponse }
   | { readonly _tag: "unsupported"; readonly key: string; readonly contentType: string; readonly reason: string }
 
 const fileDataReason = "it references a file by URI, and canonical images carry their bytes inline"
 
 /** The data fields of a part that have no canonical form, and why. */
 const unsupportedFields: ReadonlyArray<
-  readonly [snake: keyof typeof Wire.Part.Type, camel: keyof typeof Wire.Part.Type, reason: string]
+  readonly [snake: keyof Format.InputPart, camel: keyof Format.InputPart, reason: string]
 > = [
   ["file_data", "fileData", fileDataReason],
   ["executable_code", "executableCode", "it is code the model wrote for Gemini's code-execution tool"],
@@ -154,7 +156,7 @@ interface Classified {
 
 /** Which data field a part sets (at most one), its `thought` flag and its signature. */
 const classify = (
-  part: typeof Wire.Part.Type,
+  part: Format.InputPart,
   at: Path,
   location: Location
 ): Either.Either<Classified, ConversionError.MalformedInput> => {
@@ -206,8 +208,8 @@ const noData = "a part must set one of text, inline_data, function_call or funct
 type Piece =
   | { readonly _tag: "Content"; readonly block: Block.ContentBlock }
   | { readonly _tag: "Reasoning"; readonly block: Block.ReasoningBlock }
-  | Pairing.Call
-  | Pairing.Response
+  | Call
+  | Response
 
 const content = (block: Block.ContentBlock): Piece => ({ _tag: "Content", block })
 const reasoning = (text: string, signature: string | null): Piece => ({
@@ -219,7 +221,7 @@ const isJsonObject = (value: Json.JsonValue): value is Json.JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 const image = (
-  blob: Field<typeof Wire.Blob.Type>,
+  blob: Field<Format.InputBlob>,
   at: Path,
   location: Location
 ): Either.Either<Block.ImageBlock, ConversionError.MalformedInput> => {
@@ -234,7 +236,7 @@ const image = (
 }
 
 const responseContent = (
-  field: Field<typeof Wire.FunctionResponse.Type>,
+  field: Field<Format.InputFunctionResponse>,
   at: Path,
   location: Location & { readonly messageIndex: number; readonly blockIndex: number }
 ): Either.Either<{ readonly blocks: ReadonlyArray<Block.ContentBlock>; readonly isError: boolean }, DecodeError> => {
@@ -297,7 +299,7 @@ const responseContent = (
 
 /** One part of a content to canonical pieces. Placement by role is checked by the caller. */
 const decodePart = (
-  part: typeof Wire.Part.Type,
+  part: Format.InputPart,
   role: "user" | "assistant",
   root: Path,
   at: Path,
@@ -369,7 +371,7 @@ const decodePart = (
           })
         )
       }
-      const call: Pairing.Call = {
+      const call: Call = {
         _tag: "Call",
         c,
         p,
@@ -387,7 +389,7 @@ const decodePart = (
       const result = responseContent(data, at, location)
       if (Either.isLeft(result)) return Either.left(result.left)
       const { id, name } = data.value
-      const response: Pairing.Response = {
+      const response: Response = {
         _tag: "Response",
         c,
         p,
@@ -413,7 +415,7 @@ const decodePart = (
 const systemPartReason = "a system_instruction part may only be text or inline_data, not a thought, and unsigned"
 
 const decodeSystem = (
-  instruction: Field<typeof Wire.SystemInstruction.Type>,
+  instruction: Field<Format.InputSystemInstruction>,
   root: Path
 ): Either.Either<Message.SystemMessage, ConversionError.MalformedInput> => {
   if (typeof instruction.value === "string") return Either.right(Message.system(instruction.value))
@@ -444,6 +446,233 @@ const decodeSystem = (
 }
 
 // -----------------------------------------------------------------------------
+// pairing: function responses with their calls, call ids settled, messages built
+// -----------------------------------------------------------------------------
+
+/** A function call waiting for its final id. */
+interface Call {
+  readonly _tag: "Call"
+  readonly c: number
+  readonly p: number
+  readonly name: string
+  readonly input: Json.JsonObject
+  readonly explicitId: string | undefined
+  adopted: string | undefined
+  answered: boolean
+  id: string
+}
+
+/** A function response waiting for its call. */
+interface Response {
+  readonly _tag: "Response"
+  readonly c: number
+  readonly p: number
+  /** where the part sits: `[...root, c, "parts", p, key]` (built only for an error) */
+  readonly root: ConversionError.Path
+  readonly key: string
+  readonly name: string
+  readonly id: string | undefined
+  readonly blocks: ReadonlyArray<Block.ContentBlock>
+  readonly isError: boolean
+  call: Call | undefined
+}
+
+/** One content before pairing: its blocks, with calls and responses still to be settled. */
+type Draft =
+  | { readonly role: "user"; readonly items: ReadonlyArray<Block.ContentBlock | Response> }
+  | { readonly role: "assistant"; readonly items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call> }
+
+const effectiveId = (call: Call): string | undefined => call.explicitId ?? call.adopted
+
+/** The calls of one function name in document order, with cursors past the calls already answered. */
+interface Group {
+  readonly calls: Array<Call>
+  /** every call before this index is answered */
+  unanswered: number
+  /** every call before this index is answered or has an id */
+  unansweredWithoutId: number
+}
+
+/** How many of the calls (in document order) sit in contents before `c`. */
+const before = (calls: ReadonlyArray<Call>, c: number): number => {
+  let lo = 0
+  let hi = calls.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (calls[mid]!.c < c) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * The call a response pairs with by name: the earliest unanswered call before it, else the latest
+ * call before it, else the first call after it; only calls without an id when `withoutId`.
+ */
+const byName = (group: Group, c: number, withoutId: boolean): Call | undefined => {
+  const { calls } = group
+  let first: Call | undefined
+  if (withoutId) {
+    while (
+      group.unansweredWithoutId < calls.length &&
+      (calls[group.unansweredWithoutId]!.answered || !isEligible(calls[group.unansweredWithoutId]!, withoutId))
+    ) group.unansweredWithoutId++
+    first = calls[group.unansweredWithoutId]
+  } else {
+    while (group.unanswered < calls.length && calls[group.unanswered]!.answered) group.unanswered++
+    first = calls[group.unanswered]
+  }
+  if (first !== undefined && first.c < c) return first
+  const end = before(calls, c)
+  for (let i = end - 1; i >= 0; i--) if (isEligible(calls[i]!, withoutId)) return calls[i]
+  for (let i = end; i < calls.length; i++) if (isEligible(calls[i]!, withoutId)) return calls[i]
+  return undefined
+}
+
+// (no closures in these loops: under tsx, which keeps function names, each one costs an allocation
+// and a `defineProperty`)
+const isEligible = (call: Call, withoutId: boolean): boolean => !withoutId || effectiveId(call) === undefined
+
+const named = (calls: ReadonlyArray<Call>, name: string): Call | undefined => {
+  for (let i = 0; i < calls.length; i++) if (calls[i]!.name === name) return calls[i]
+  return undefined
+}
+
+const unmatched = (response: Response, reason: string) =>
+  Either.left(
+    new ConversionError.UnmatchedToolResult({
+      format: "google",
+      path: [...response.root, response.c, "parts", response.p, response.key],
+      messageIndex: response.c,
+      blockIndex: response.p,
+      toolCallId: response.id ?? "",
+      reason
+    })
+  )
+
+/**
+ * Pair every response with a call: by id when a call carries that id (the names must agree), else by
+ * name (see {@link byName}). A response with an id pairs by name only with a call that has no id,
+ * and that call takes the response's id.
+ */
+const pair = (
+  calls: ReadonlyArray<Call>,
+  responses: ReadonlyArray<Response>
+): Either.Either<void, ConversionError.UnmatchedToolResult> => {
+  const groups = new Map<string, Group>()
+  const withId = new Map<string, Array<Call>>()
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    const group = groups.get(call.name)
+    if (group === undefined) groups.set(call.name, { calls: [call], unanswered: 0, unansweredWithoutId: 0 })
+    else group.calls.push(call)
+    if (call.explicitId !== undefined) {
+      const same = withId.get(call.explicitId)
+      if (same === undefined) withId.set(call.explicitId, [call])
+      else same.push(call)
+    }
+  }
+  for (let r = 0; r < responses.length; r++) {
+    const response = responses[r]!
+    const sameId = response.id === undefined ? undefined : withId.get(response.id)
+    if (sameId !== undefined) {
+      const match = named(sameId, response.name)
+      if (match === undefined) {
+        return unmatched(
+          response,
+          `function_call ${JSON.stringify(response.id)} is named ${
+            JSON.stringify(sameId[0]!.name)
+          }, but this function_response names ${JSON.stringify(response.name)}`
+        )
+      }
+      match.answered = true
+      response.call = match
+      continue
+    }
+    const group = groups.get(response.name)
+    const match = group === undefined ? undefined : byName(group, response.c, response.id !== undefined)
+    if (match === undefined) {
+      return unmatched(
+        response,
+        response.id === undefined
+          ? `no function_call in the transcript is named ${JSON.stringify(response.name)}`
+          : `no function_call in the transcript has this id, and none named ${
+            JSON.stringify(response.name)
+          } is without an id`
+      )
+    }
+    match.answered = true
+    if (response.id !== undefined && effectiveId(match) === undefined) {
+      match.adopted = response.id
+      withId.set(response.id, [match])
+    }
+    response.call = match
+  }
+  return Either.right(undefined)
+}
+
+/** Settle every call's id: its own, the one it adopted, or `call_<content>_<part>` made unique. */
+const assignIds = (calls: ReadonlyArray<Call>, taken: Set<string>): void => {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    const known = effectiveId(call)
+    if (known !== undefined) {
+      call.id = known
+      continue
+    }
+    const base = `call_${call.c}_${call.p}`
+    let id = base
+    for (let n = 1; taken.has(id); n++) id = `${base}_${n}`
+    taken.add(id)
+    call.id = id
+  }
+}
+
+/**
+ * Pair the responses with their calls, settle the ids, and append one message per draft to
+ * `messages`. `taken` holds every id the transcript itself uses.
+ */
+const settle = (
+  messages: Array<Message.Message>,
+  drafts: ReadonlyArray<Draft>,
+  calls: ReadonlyArray<Call>,
+  responses: ReadonlyArray<Response>,
+  taken: Set<string>
+): Either.Either<Conversation.Conversation, ConversionError.UnmatchedToolResult> => {
+  const paired = pair(calls, responses)
+  if (Either.isLeft(paired)) return Either.left(paired.left)
+  assignIds(calls, taken)
+  for (let d = 0; d < drafts.length; d++) {
+    const draft = drafts[d]!
+    messages.push(
+      draft.role === "user" ? Message.user(userBlocks(draft.items)) : Message.assistant(assistantBlocks(draft.items))
+    )
+  }
+  return Either.right(messages)
+}
+
+const userBlocks = (items: ReadonlyArray<Block.ContentBlock | Response>): Array<Message.UserBlock> => {
+  const blocks: Array<Message.UserBlock> = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!
+    // `pair` has given every response its call
+    blocks[k] = "_tag" in item ? Block.toolResult(item.call!.id, item.blocks, { isError: item.isError }) : item
+  }
+  return blocks
+}
+
+const assistantBlocks = (
+  items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call>
+): Array<Message.AssistantBlock> => {
+  const blocks: Array<Message.AssistantBlock> = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!
+    blocks[k] = "_tag" in item ? Block.toolCall(item.id, item.name, item.input) : item
+  }
+  return blocks
+}
+
+// -----------------------------------------------------------------------------
 // transcript
 // -----------------------------------------------------------------------------
 
@@ -452,17 +681,26 @@ const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: 
     new ConversionError.MisplacedBlock({ format: "google", path: at, messageIndex: c, blockIndex: p, role, blockType })
   )
 
-const decodeContents = Schema.decodeUnknownEither(Wire.Contents)
-const decodeRequest = Schema.decodeUnknownEither(Wire.Request)
+/**
+ * Made on first use: the public module, which declares the wire schemas, imports this one, so its
+ * schemas are not there yet while this module loads.
+ */
+const lazy = <A>(make: () => A): () => A => {
+  let value: A | undefined
+  return () => value ??= make()
+}
+
+const decodeContents = lazy(() => Schema.decodeUnknownEither(Format.InputContents))
+const decodeRequest = lazy(() => Schema.decodeUnknownEither(Format.InputRequest))
 
 interface Instruction {
-  readonly field: Field<typeof Wire.SystemInstruction.Type>
+  readonly field: Field<Format.InputSystemInstruction>
   readonly at: Path
 }
 
 /** The system instruction, at the top level or in an SDK `config`, in either spelling (only one of them). */
 const resolveSystem = (
-  request: typeof Wire.Request.Type
+  request: Format.InputRequest
 ): Either.Either<Instruction | undefined, ConversionError.MalformedInput> => {
   const top = spelled(
     ["system_instruction", request.system_instruction],
@@ -489,38 +727,41 @@ const resolveSystem = (
   return Either.right({ field: nested.right, at: ["config"] })
 }
 
-// what decoding reads, compiled to guards once (guard.ts)
-const isRequest = Guard.compile(Wire.Request, { onExcessProperty: "ignore" })
-const isContents = Guard.compile(Wire.Contents, { onExcessProperty: "ignore" })
+// what decoding reads, compiled to guards on first use (guard.ts)
+const isRequest = lazy(() => Guard.compile(Format.InputRequest, { onExcessProperty: "ignore" }))
+const isContents = lazy(() => Guard.compile(Format.InputContents, { onExcessProperty: "ignore" }))
 
 /**
  * Decode a Gemini transcript: a request body or a bare `contents` array. Input the guards pass is
  * converted as it is; anything else goes through the Schema path below, which reports the error.
  */
-export const decode = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> =>
+export const decode = (
+  input: unknown,
+  _options?: Format.DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> =>
   Input.total("google", () => {
     if (Array.isArray(input)) {
-      return isContents(input) ? convert(input as typeof Wire.Contents.Type, undefined) : decodeWithSchema(input)
+      return isContents()(input) ? convert(input as Format.InputContents, undefined) : decodeWithSchema(input)
     }
     if (typeof input === "object" && input !== null) {
-      const unknown = unknownRequestKey(input as { readonly [key: string]: unknown })
+      const unknown = unknownRequestKey()(input as { readonly [key: string]: unknown })
       if (unknown !== undefined) return Either.left(unknown)
     }
-    return isRequest(input) ? convert(undefined, input as typeof Wire.Request.Type) : decodeWithSchema(input)
+    return isRequest()(input) ? convert(undefined, input as Format.InputRequest) : decodeWithSchema(input)
   })
 
-const unknownRequestKey = RequestBody.checker("google", Wire.requestKeys)
+const unknownRequestKey = lazy(() => RequestBody.checker("google", Format.requestKeys))
 
 /** Decode through the wire schemas: where errors are found (and odd values the guards leave to it). */
-export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
+const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
   const deep = nestedTooDeeply(input)
   if (deep !== undefined) return Either.left(deep)
   if (Array.isArray(input)) {
-    const decoded = decodeContents(input)
+    const decoded = decodeContents()(input)
     return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(decoded.right, undefined)
   }
   if (isRecord(input)) {
-    const decoded = decodeRequest(input)
+    const decoded = decodeRequest()(input)
     return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(undefined, decoded.right)
   }
   return Either.left(
@@ -530,10 +771,10 @@ export const decodeWithSchema = (input: unknown): Either.Either<Conversation.Con
 
 /** The conversion of a bare `contents` array or a request body that decodes. */
 const convert = (
-  bare: ReadonlyArray<typeof Wire.Content.Type> | undefined,
-  request: typeof Wire.Request.Type | undefined
+  bare: ReadonlyArray<Format.InputContent> | undefined,
+  request: Format.InputRequest | undefined
 ): Either.Either<Conversation.Conversation, DecodeError> => {
-  let contents: ReadonlyArray<typeof Wire.Content.Type>
+  let contents: ReadonlyArray<Format.InputContent>
   let root: Path
   const messages: Array<Message.Message> = []
   if (bare !== undefined) {
@@ -551,16 +792,16 @@ const convert = (
     root = ["contents"]
   }
 
-  const calls: Array<Pairing.Call> = []
-  const responses: Array<Pairing.Response> = []
+  const calls: Array<Call> = []
+  const responses: Array<Response> = []
   const taken = new Set<string>()
-  const drafts: Array<Pairing.Draft> = []
+  const drafts: Array<Draft> = []
   for (let c = 0; c < contents.length; c++) {
     const content = contents[c]!
     const role = content.role === "model" ? "assistant" : "user"
     const parts = content.parts ?? []
-    const userItems: Array<Block.ContentBlock | Pairing.Response> = []
-    const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Pairing.Call> = []
+    const userItems: Array<Block.ContentBlock | Response> = []
+    const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Call> = []
     for (let p = 0; p < parts.length; p++) {
       const at = [...root, c, "parts", p]
       const pieces = decodePart(parts[p]!, role, root, at, c, p)
@@ -595,5 +836,5 @@ const convert = (
     drafts.push(role === "user" ? { role, items: userItems } : { role, items: assistantItems })
   }
 
-  return Pairing.settle(messages, drafts, calls, responses, taken)
+  return settle(messages, drafts, calls, responses, taken)
 }

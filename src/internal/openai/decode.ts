@@ -1,0 +1,510 @@
+/**
+ * A Chat Completions message list (or a request body holding one) to a canonical conversation, for
+ * the `openai` and `openrouter` formats (docs/formats/openai.md): they read the same shapes, and
+ * differ only in the format name errors carry and in the request parameters a body may hold (each
+ * format's `requestKeys`, passed in). `response.ts` reads a completion's message through here.
+ *
+ * A list the guard (compiled from `OpenAiFormat.InputMessage`) passes is converted in one plain
+ * pass; anything else goes through the Schema decode, which builds the exact `MalformedInput`.
+ *
+ * The schemas live in `OpenAiFormat`, which imports this module: they are read only inside
+ * functions, and the guard and the Schema decoder are built on first use.
+ *
+ * @internal
+ */
+import type * as Brand from "effect/Brand"
+import * as Either from "effect/Either"
+import { absurd } from "effect/Function"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Block from "../../Block.js"
+import type * as Conversation from "../../Conversation.js"
+import * as ConversionError from "../../ConversionError.js"
+import * as Json from "../../Json.js"
+import * as Message from "../../Message.js"
+import * as OpenAi from "../../OpenAiFormat.js"
+import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
+import * as Guard from "../guard.js"
+import { lazy } from "../lazy.js"
+import { issueOf } from "../parseIssue.js"
+import * as RequestBody from "../requestBody.js"
+import { maxDepth, tooDeep, total } from "../wireInput.js"
+
+/** The formats that speak Chat Completions. */
+export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
+
+type DecodeOptions = OpenAi.DecodeOptions
+
+type DecodeError = OpenAi.DecodeError
+
+/** How an unexpected value is named in an error message (the schemas' messages use it too). */
+export const describe = (u: unknown): string =>
+  u === null
+    ? "null"
+    : u === undefined
+    ? "undefined"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string"
+    ? JSON.stringify(u)
+    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
+    ? String(u)
+    : typeof u
+
+// An entry of a type decoding does not convert (`OpenAiFormat.knownTypes`), read only to report it.
+type Other = { readonly type: string & Brand.Brand<"OtherType"> }
+
+const isOther = <A extends { readonly type?: string | undefined }>(
+  value: A | Other,
+  known: ReadonlySet<string>
+): value is Other => value.type !== undefined && !known.has(value.type)
+
+const known = lazy(() => ({
+  part: new Set<string>(OpenAi.knownTypes.part),
+  assistantPart: new Set<string>(OpenAi.knownTypes.assistantPart),
+  toolCall: new Set<string>(OpenAi.knownTypes.toolCall),
+  reasoningDetail: new Set<string>(OpenAi.knownTypes.reasoningDetail)
+}))
+
+const decodeMessages = lazy(() =>
+  Schema.decodeUnknownEither(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" })
+)
+const isMessageList = lazy(() => Guard.compile(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" }))
+
+const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
+
+/** A `MalformedInput` at `path`, which starts with `prefix` (where the message list sits). */
+const malformedAt = (
+  format: Format,
+  path: ConversionError.Path,
+  prefix: ConversionError.Path,
+  reason: string
+): ConversionError.MalformedInput => {
+  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
+  return new ConversionError.MalformedInput({
+    format,
+    path,
+    reason,
+    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
+    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
+      ? { blockIndex }
+      : {})
+  })
+}
+
+/**
+ * The deepest issue of a parse error (the first one on a tie) as a `MalformedInput`: a failed
+ * union reports every member it tried, and the member matching the input's shape fails deepest.
+ */
+const malformed = (
+  format: Format,
+  error: ParseResult.ParseError,
+  prefix: ConversionError.Path
+): ConversionError.MalformedInput => {
+  const { message, path } = issueOf(error, "deepest")
+  return malformedAt(format, [...prefix, ...path], prefix, message)
+}
+
+interface Where {
+  readonly format: Format
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex?: number | undefined
+}
+
+const at = (where: Where, key: string, blockIndex?: number): Where =>
+  blockIndex === undefined
+    ? { ...where, path: [...where.path, key] }
+    : { ...where, path: [...where.path, key, blockIndex], blockIndex }
+
+const unsupported = (
+  where: Where,
+  contentType: string,
+  reason: string
+): Either.Either<never, ConversionError.UnsupportedContent> =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format: where.format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+// `data:<mime>;base64,<data>`; the media type is everything up to the first `;base64,`.
+const base64DataUrl = /^data:(.*?);base64,/is
+
+/** The image of a base64 data URL, or `undefined` for any other URL. */
+const dataUrlImage = (url: string): Block.ImageBlock | undefined => {
+  const match = base64DataUrl.exec(url)
+  return match === null ? undefined : Block.image(url.slice(match[0].length), match[1] ?? "")
+}
+
+const decodeImage = (
+  url: string,
+  where: Where
+): Either.Either<Block.ImageBlock, ConversionError.UnsupportedContent> => {
+  const image = dataUrlImage(url)
+  return image === undefined
+    ? unsupported(
+      at(at(where, "image_url"), "url"),
+      "image_url",
+      "only a base64 data URL (data:<mime>;base64,<data>) has a canonical form; fetch the image and inline it"
+    )
+    : Either.right(image)
+}
+
+const otherPart = (part: Other, where: Where) =>
+  unsupported(where, part.type, "a canonical message holds text and images (base64 data URLs) only")
+
+const decodePart = (
+  part: OpenAi.InputPart,
+  where: Where
+): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  if (isOther(part, known().part)) return otherPart(part, where)
+  switch (part.type) {
+    case "text":
+      return Either.right(Block.text(part.text))
+    case "image_url":
+      return decodeImage(part.image_url.url, where)
+    default:
+      return absurd(part)
+  }
+}
+
+const decodeAssistantPart = (
+  part: OpenAi.InputAssistantPart,
+  where: Where
+): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+  if (isOther(part, known().assistantPart)) return otherPart(part, where)
+  switch (part.type) {
+    case "text":
+      return Either.right(Block.text(part.text))
+    case "image_url":
+      return decodeImage(part.image_url.url, where)
+    case "refusal":
+      return Either.right(Block.text(part.refusal))
+    default:
+      return absurd(part)
+  }
+}
+
+const decodeContent = <P>(
+  content: string | ReadonlyArray<P>,
+  where: Where,
+  decodeOne: (part: P, where: Where) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
+): Either.Either<Array<Block.ContentBlock>, ConversionError.UnsupportedContent> => {
+  if (typeof content === "string") return Either.right([Block.text(content)])
+  const blocks: Array<Block.ContentBlock> = []
+  for (const [k, part] of content.entries()) {
+    const block = decodeOne(part, at(where, "content", k))
+    if (Either.isLeft(block)) return Either.left(block.left)
+    blocks.push(block.right)
+  }
+  return Either.right(blocks)
+}
+
+const invalidArguments = (where: Where, raw: string, reason: string) =>
+  Either.left(
+    new ConversionError.InvalidToolArguments({
+      format: where.format,
+      path: where.path,
+      messageIndex: where.messageIndex,
+      blockIndex: where.blockIndex ?? 0,
+      raw,
+      reason
+    })
+  )
+
+const isJsonObject = Schema.is(Json.JsonObject)
+
+const parseArguments = (
+  raw: string | Json.JsonObject,
+  where: Where
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
+  if (typeof raw !== "string") return Either.right(raw)
+  if (raw === "") return Either.right({})
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return invalidArguments(where, raw, "not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return invalidArguments(where, raw, `expected a JSON object, actual ${describe(parsed)}`)
+  }
+  // the rest of the conversation is limited to this depth too (see `decode`)
+  if (tooDeep(parsed) !== undefined) return invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
+  return isJsonObject(parsed)
+    ? Either.right(parsed)
+    : invalidArguments(where, raw, "a number is too large to represent")
+}
+
+const decodeToolCall = (
+  call: OpenAi.InputToolCall,
+  where: Where
+): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
+  if (isOther(call, known().toolCall)) {
+    return unsupported(
+      at(where, "type"),
+      `${call.type} tool call`,
+      "only function tool calls have a canonical form"
+    )
+  }
+  return Either.map(
+    parseArguments(call.function.arguments, at(at(where, "function"), "arguments")),
+    (input) => Block.toolCall(call.id, call.function.name, input)
+  )
+}
+
+/**
+ * The reasoning of an assistant message. OpenRouter's `reasoning_details` text and summary entries,
+ * when there are any, are the reasoning (one block each, signature kept): `reasoning` is OpenRouter's
+ * flattened copy of them, and neither it nor `reasoning_content` is read then. Otherwise
+ * `reasoning_content` and `reasoning` are read, once each, and once when they are equal.
+ */
+const decodeReasoning = (
+  message: OpenAi.InputAssistantMessage,
+  where: Where,
+  options: DecodeOptions
+): Either.Either<Array<Block.ReasoningBlock>, ConversionError.UnsupportedContent> => {
+  const fromDetails: Array<Block.ReasoningBlock> = []
+  for (const [k, detail] of (message.reasoning_details ?? []).entries()) {
+    const here = at(where, "reasoning_details", k)
+    if (isOther(detail, known().reasoningDetail)) {
+      return unsupported(here, detail.type, "a canonical reasoning block holds text and a signature only")
+    }
+    switch (detail.type) {
+      case "reasoning.text":
+        fromDetails.push(Block.reasoning(detail.text ?? "", { signature: detail.signature ?? null }))
+        break
+      case "reasoning.summary":
+        fromDetails.push(Block.reasoning(detail.summary))
+        break
+      case "reasoning.encrypted":
+        if (options.encryptedReasoning !== "drop") {
+          return unsupported(
+            here,
+            detail.type,
+            "encrypted reasoning is opaque data and a canonical reasoning block holds text; set " +
+              "encryptedReasoning to \"drop\" to leave it out"
+          )
+        }
+        break
+      default:
+        return absurd(detail)
+    }
+  }
+  if (fromDetails.length > 0) return Either.right(fromDetails)
+  const texts: Array<string> = []
+  for (const text of [message.reasoning_content, message.reasoning]) {
+    if (typeof text === "string" && !texts.includes(text)) texts.push(text)
+  }
+  return Either.right(texts.map((text) => Block.reasoning(text)))
+}
+
+const decodeAssistant = (
+  message: OpenAi.InputAssistantMessage,
+  where: Where,
+  options: DecodeOptions
+): Either.Either<Message.AssistantMessage, DecodeError> => {
+  if (message.function_call !== undefined && message.function_call !== null) {
+    return unsupported(
+      at(where, "function_call"),
+      "function_call",
+      "the deprecated function_call has no id to pair with a result; use tool_calls"
+    )
+  }
+  if (message.audio !== undefined && message.audio !== null) {
+    return unsupported(at(where, "audio"), "audio", "a canonical message holds text and images only")
+  }
+  const reasoning = decodeReasoning(message, where, options)
+  if (Either.isLeft(reasoning)) return Either.left(reasoning.left)
+  const blocks: Array<Message.AssistantBlock> = [...reasoning.right]
+  if (message.content !== undefined && message.content !== null) {
+    const content = decodeContent(message.content, where, decodeAssistantPart)
+    if (Either.isLeft(content)) return Either.left(content.left)
+    blocks.push(...content.right)
+  }
+  if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
+  for (const [k, call] of (message.tool_calls ?? []).entries()) {
+    const block = decodeToolCall(call, at(where, "tool_calls", k))
+    if (Either.isLeft(block)) return Either.left(block.left)
+    blocks.push(block.right)
+  }
+  return Either.right(Message.assistant(blocks))
+}
+
+/**
+ * Canonical messages from decoded wire messages. Consecutive tool messages, with the user message
+ * right after them, become one user turn: the tool results, then that message's content.
+ */
+const toConversation = (
+  format: Format,
+  messages: ReadonlyArray<OpenAi.InputMessage>,
+  prefix: ConversionError.Path,
+  options: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => {
+  const out: Array<Message.Message> = []
+  let results: Array<Block.ToolResultBlock> = []
+  const flush = () => {
+    if (results.length > 0) out.push(Message.user(results))
+    results = []
+  }
+  for (const [i, message] of messages.entries()) {
+    const where: Where = { format, path: [...prefix, i], messageIndex: i }
+    switch (message.role) {
+      case "system":
+      case "developer": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        flush()
+        out.push(Message.system(content.right))
+        break
+      }
+      case "user": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        out.push(Message.user([...results, ...content.right]))
+        results = []
+        break
+      }
+      case "tool": {
+        const content = decodeContent(message.content, where, decodePart)
+        if (Either.isLeft(content)) return Either.left(content.left)
+        results.push(Block.toolResult(message.tool_call_id, content.right))
+        break
+      }
+      case "assistant": {
+        const assistant = decodeAssistant(message, where, options)
+        if (Either.isLeft(assistant)) return Either.left(assistant.left)
+        flush()
+        out.push(assistant.right)
+        break
+      }
+      case "function":
+        return unsupported(
+          at(where, "role"),
+          "function message",
+          "the deprecated function role has no tool_call_id to pair with a tool call; use tool messages"
+        )
+      default:
+        return absurd(message)
+    }
+  }
+  flush()
+  return Either.right(out)
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The Schema decode of the whole message list (at `input`, or at its `messages`), then the
+ * conversion: what `decode` does when the guard fails, so every `MalformedInput` comes from here.
+ */
+const decodeWithSchema = (
+  format: Format,
+  input: unknown,
+  options: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => {
+  const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
+    ? [input, []]
+    : isRecord(input) && "messages" in input
+    ? [input["messages"], ["messages"]]
+    : [undefined, []]
+  if (prefix.length === 0 && !Array.isArray(messages)) {
+    return Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: [],
+        reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
+          isRecord(input) ? "an object without messages" : describe(input)
+        }`
+      })
+    )
+  }
+  // Decoding recurses once per level of nesting: input nested deeper than any transcript (or cyclic)
+  // is reported before it can overflow the stack. Every value under the message list is walked,
+  // whether decoding reads it or not.
+  const deep = tooDeep(messages)
+  if (deep !== undefined) {
+    return Either.left(
+      malformedAt(format, [...prefix, ...deep], prefix, `nested more than ${maxDepth} levels deep (or cyclic)`)
+    )
+  }
+  const decoded = decodeMessages()(messages)
+  return Either.isLeft(decoded)
+    ? Either.left(malformed(format, decoded.left, prefix))
+    : toConversation(format, decoded.right, prefix, options)
+}
+
+/** A message list, or a request body holding one (its keys already checked), to canonical messages. */
+const decodeBody = (
+  format: Format,
+  input: unknown,
+  options: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => {
+  const messages = Array.isArray(input)
+    ? input
+    : isRecord(input) && "messages" in input
+    ? input["messages"]
+    : undefined
+  // a list the guard passes is converted as it is; anything else, errors included, is the Schema
+  // decode's to answer (guard.ts)
+  if (Array.isArray(messages) && isMessageList()(messages)) {
+    return toConversation(
+      format,
+      messages as ReadonlyArray<OpenAi.InputMessage>,
+      Array.isArray(input) ? [] : ["messages"],
+      options
+    )
+  }
+  return decodeWithSchema(format, input, options)
+}
+
+type Checker = ReturnType<typeof RequestBody.checker>
+
+// one checker per format's `requestKeys`, built on first use
+const checkers = new WeakMap<RequestBody.Keys, Checker>()
+
+const checkerOf = (format: Format, keys: RequestBody.Keys): Checker => {
+  let checker = checkers.get(keys)
+  if (checker === undefined) {
+    checker = RequestBody.checker(format, keys)
+    checkers.set(keys, checker)
+  }
+  return checker
+}
+
+/**
+ * A Chat Completions message list, or a request body holding one, to canonical messages. A body's
+ * keys must be in `keys` (the format's `requestKeys`): any other is a `MalformedInput`.
+ */
+export const decode = (
+  format: Format,
+  keys: RequestBody.Keys,
+  input: unknown,
+  options: DecodeOptions = {}
+): Either.Either<Conversation.Conversation, DecodeError> =>
+  total(format, () => {
+    if (isRecord(input)) {
+      const unknown = checkerOf(format, keys)(input)
+      if (unknown !== undefined) return Either.left(unknown)
+    }
+    return decodeBody(format, input, options)
+  })
+
+/**
+ * A message list to canonical messages, as {@link decode} reads it (for `response.ts`, which reads a
+ * completion's message as a one-message list).
+ */
+export const decodeMessageList = (
+  format: Format,
+  messages: ReadonlyArray<unknown>,
+  options: DecodeOptions = {}
+): Either.Either<Conversation.Conversation, DecodeError> => total(format, () => decodeBody(format, messages, options))
