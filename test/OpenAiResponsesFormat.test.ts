@@ -189,6 +189,8 @@ describe("OpenAiResponsesFormat.decode", () => {
       OpenAiResponsesFormat.decode([{ type: "function_call", call_id: "c", name: "f", arguments: "[1]" }])
     )
     assert.strictEqual(args._tag, "InvalidToolArguments")
+    // the same reasons as the Chat Completions formats give (one parser for both)
+    assert.include(args.message, "expected a JSON object, actual an array")
     const shape = left(OpenAiResponsesFormat.decode({ model: "gpt-5" }))
     assert.strictEqual(shape._tag, "MalformedInput")
     assert.include(shape.message, "expected an array of input items or a request body {input: [...]}")

@@ -20,8 +20,9 @@
  */
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as ConversionError from "../ConversionError.js"
-import type * as Json from "../Json.js"
+import * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
 import { issueOf } from "./parseIssue.js"
 
@@ -102,7 +103,7 @@ export const malformed = (
 }
 
 /** A thrown value as text, without trusting it (a null-prototype object has no `toString`). */
-const describe = (thrown: unknown): string => {
+const describeThrown = (thrown: unknown): string => {
   try {
     return thrown instanceof Error ? thrown.message : String(thrown)
   } catch {
@@ -129,7 +130,7 @@ export const total = <A, E>(
       new ConversionError.MalformedInput({
         format,
         path: [],
-        reason: `the input could not be read: ${describe(thrown)}`
+        reason: `the input could not be read: ${describeThrown(thrown)}`
       })
     )
   }
@@ -198,4 +199,43 @@ export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject |
     } else copy[key] = item
   }
   return copy
+}
+
+/** How an unexpected input value is named in an error message. */
+export const describe = (u: unknown): string =>
+  u === null
+    ? "null"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string"
+    ? JSON.stringify(u)
+    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
+    ? String(u)
+    : typeof u
+
+const isJsonObject = Schema.is(Json.JsonObject)
+
+/**
+ * Tool-call arguments sent as a JSON string (`""` is `{}`), as a JSON object, or why they are not
+ * one (the reason of an `InvalidToolArguments`). A valid object is checked in one depth-bounded
+ * walk; the deep walk runs only to say why a value failed.
+ */
+export const parseToolArguments = (raw: string): Either.Either<Json.JsonObject, string> => {
+  if (raw === "") return Either.right({})
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return Either.left("not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return Either.left(`expected a JSON object, actual ${describe(parsed)}`)
+  }
+  if (isJsonObject(parsed)) return Either.right(parsed)
+  // the rest of a conversation is limited to this depth too
+  return Either.left(
+    tooDeep(parsed) !== undefined ? `nested more than ${maxDepth} levels deep` : "a number is too large to represent"
+  )
 }

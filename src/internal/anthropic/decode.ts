@@ -22,18 +22,7 @@ import * as Redacted from "./redacted.js"
 const format = "anthropic" as const
 
 /** How an input value is named in an error message. */
-export const describe = (u: unknown): string =>
-  u === null
-    ? "null"
-    : Array.isArray(u)
-    ? "an array"
-    : typeof u === "object"
-    ? "an object"
-    : typeof u === "string"
-    ? JSON.stringify(u)
-    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
-    ? String(u)
-    : typeof u
+export const describe = Input.describe
 
 // What decoding reads, compiled on first use: the public module, which declares the schemas,
 // imports this one, so they are not there yet while this module loads. The guards first

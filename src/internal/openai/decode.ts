@@ -20,7 +20,7 @@ import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
-import * as Json from "../../Json.js"
+import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
@@ -28,6 +28,7 @@ import * as Guard from "../guard.js"
 import { lazy } from "../lazy.js"
 import { issueOf } from "../parseIssue.js"
 import * as RequestBody from "../requestBody.js"
+import * as Input from "../wireInput.js"
 import { maxDepth, tooDeep, total } from "../wireInput.js"
 
 /** The formats that speak Chat Completions. */
@@ -38,20 +39,7 @@ type DecodeOptions = OpenAi.DecodeOptions
 type DecodeError = OpenAi.DecodeError
 
 /** How an unexpected value is named in an error message (the schemas' messages use it too). */
-export const describe = (u: unknown): string =>
-  u === null
-    ? "null"
-    : u === undefined
-    ? "undefined"
-    : Array.isArray(u)
-    ? "an array"
-    : typeof u === "object"
-    ? "an object"
-    : typeof u === "string"
-    ? JSON.stringify(u)
-    : typeof u === "number" || typeof u === "boolean" || typeof u === "bigint"
-    ? String(u)
-    : typeof u
+export const describe = Input.describe
 
 // An entry of a type decoding does not convert (`OpenAiFormat.knownTypes`), read only to report it.
 type Other = { readonly type: string & Brand.Brand<"OtherType"> }
@@ -242,30 +230,13 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
     })
   )
 
-const isJsonObject = Schema.is(Json.JsonObject)
-
 const parseArguments = (
   raw: string | Json.JsonObject,
   where: Where
-): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
-  if (typeof raw !== "string") return Either.right(raw)
-  if (raw === "") return Either.right({})
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw)
-  } catch {
-    return invalidArguments(where, raw, "not valid JSON")
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return invalidArguments(where, raw, `expected a JSON object, actual ${describe(parsed)}`)
-  }
-  // one walk when the arguments are valid (the check is depth-bounded); on failure, say why. The
-  // rest of the conversation is limited to this depth too (see `decode`)
-  if (isJsonObject(parsed)) return Either.right(parsed)
-  return tooDeep(parsed) !== undefined
-    ? invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
-    : invalidArguments(where, raw, "a number is too large to represent")
-}
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
+  typeof raw !== "string"
+    ? Either.right(raw)
+    : Either.orElse(Input.parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
 
 const decodeToolCall = (
   call: OpenAi.InputToolCall,

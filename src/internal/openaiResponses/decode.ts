@@ -12,13 +12,13 @@ import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
-import * as Json from "../../Json.js"
+import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as Format from "../../OpenAiResponsesFormat.js"
 import * as Guard from "../guard.js"
 import { lazy } from "../lazy.js"
 import * as RequestBody from "../requestBody.js"
-import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
+import { malformed, maxDepth, parseToolArguments, tooDeep, total } from "../wireInput.js"
 
 const format = "openai-responses" as const
 
@@ -62,28 +62,12 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
     })
   )
 
-const isJsonObject = Schema.is(Json.JsonObject)
-
 /** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
 export const parseArguments = (
   raw: string,
   where: Where
-): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> => {
-  if (raw === "") return Either.right({})
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw)
-  } catch {
-    return invalidArguments(where, raw, "not valid JSON")
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return invalidArguments(where, raw, `expected a JSON object, actual ${parsed === null ? "null" : typeof parsed}`)
-  }
-  if (tooDeep(parsed) !== undefined) return invalidArguments(where, raw, `nested more than ${maxDepth} levels deep`)
-  return isJsonObject(parsed)
-    ? Either.right(parsed)
-    : invalidArguments(where, raw, "a number is too large to represent")
-}
+): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
+  Either.orElse(parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
 
 /** `detail` holding what a block keeps of its item, or `null` when it keeps nothing. */
 export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
