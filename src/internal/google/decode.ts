@@ -97,6 +97,13 @@ interface Field<A> {
   readonly value: A
 }
 
+const bothSpellings = (snakeKey: string, camelKey: string, at: Path, location: Location) =>
+  malformed(
+    [...at, camelKey],
+    `${JSON.stringify(snakeKey)} and ${JSON.stringify(camelKey)} are both set; use one spelling`,
+    location
+  )
+
 /** The one spelling of a field that is set, or an error if both are. `null` counts as unset. */
 const spelled = <A>(
   snake: readonly [string, A | null | undefined],
@@ -108,15 +115,7 @@ const spelled = <A>(
   const [camelKey, camelValue] = camel
   const hasSnake = snakeValue !== null && snakeValue !== undefined
   const hasCamel = camelValue !== null && camelValue !== undefined
-  if (hasSnake && hasCamel) {
-    return Either.left(
-      malformed(
-        [...at, camelKey],
-        `${JSON.stringify(snakeKey)} and ${JSON.stringify(camelKey)} are both set; use one spelling`,
-        location
-      )
-    )
-  }
+  if (hasSnake && hasCamel) return Either.left(bothSpellings(snakeKey, camelKey, at, location))
   if (hasSnake) return Either.right({ key: snakeKey, value: snakeValue })
   if (hasCamel) return Either.right({ key: camelKey, value: camelValue })
   return Either.right(undefined)
@@ -154,79 +153,75 @@ interface Classified {
   readonly signature: Field<string> | undefined
 }
 
-/** What each data-field key of a part is (both spellings), for {@link classifyValid}. */
-const dataKeys: {
-  readonly [key: string]: { readonly tag: Data["_tag"]; readonly snake: string; readonly reason: string }
-} = Object.fromEntries([
-  ["text", { tag: "text", snake: "text", reason: "" }],
-  ...(
-    [["inline_data", "inlineData"], ["function_call", "functionCall"], [
-      "function_response",
-      "functionResponse"
-    ]] as const
-  ).flatMap(([snake, camel]) => [snake, camel].map((key) => [key, { tag: snake, snake, reason: "" }])),
-  ...unsupportedFields.flatMap(([snake, camel, reason]) =>
-    [snake, camel].map((key) => [key, { tag: "unsupported", snake, reason }])
-  )
-])
+/**
+ * The data fields of a part, in the order their errors are reported: each with its spellings (text
+ * has one) and what it becomes.
+ */
+const dataFields: ReadonlyArray<{
+  readonly tag: Data["_tag"]
+  readonly snake: string
+  readonly camel: string | undefined
+  readonly reason: string
+}> = [
+  { tag: "text", snake: "text", camel: undefined, reason: "" },
+  { tag: "inline_data", snake: "inline_data", camel: "inlineData", reason: "" },
+  { tag: "function_call", snake: "function_call", camel: "functionCall", reason: "" },
+  { tag: "function_response", snake: "function_response", camel: "functionResponse", reason: "" },
+  ...unsupportedFields.map(([snake, camel, reason]) => ({ tag: "unsupported" as const, snake, camel, reason }))
+]
+
+/** Each spelling of a data field: the field's index in {@link dataFields}, and whether it is camelCase. */
+const dataKeys = new Map<string, { readonly index: number; readonly camel: boolean }>(
+  dataFields.flatMap((field, index) => [
+    [field.snake, { index, camel: false }] as const,
+    ...(field.camel === undefined ? [] : [[field.camel, { index, camel: true }] as const])
+  ])
+)
 
 const hasOwn = Object.prototype.hasOwnProperty
 
 /**
- * {@link classify} for a part with at most one data field and one signature, in one pass over its
- * keys (the common case); `undefined` for anything else, which `classify` answers, errors included.
+ * Which data field a part sets (at most one), its `thought` flag and its signature, in one pass over
+ * the part's own keys (`null` counts as unset). A field set in both spellings, or two data fields,
+ * is an error, reported in the order of {@link dataFields}, then a signature in both spellings.
  */
-const classifyValid = (part: Format.InputPart): Classified | undefined => {
-  const record = part as { readonly [key: string]: unknown }
-  let data: Data | undefined
-  let signature: Field<string> | undefined
-  for (const key in record) {
-    if (!hasOwn.call(record, key)) continue
-    const value = record[key]
-    if (value === null || value === undefined) continue
-    if (key === "thought_signature" || key === "thoughtSignature") {
-      if (signature !== undefined) return undefined
-      signature = { key, value: value as string }
-      continue
-    }
-    const known = dataKeys[key]
-    if (known === undefined || !hasOwn.call(dataKeys, key)) continue
-    if (data !== undefined) return undefined
-    data = known.tag === "unsupported"
-      ? { _tag: "unsupported", key, contentType: known.snake, reason: known.reason }
-      : { _tag: known.tag, key, value } as Data
-  }
-  return { data, thought: part.thought === true, signature }
-}
-
-/** Which data field a part sets (at most one), its `thought` flag and its signature. */
 const classify = (
   part: Format.InputPart,
   at: Path,
   location: Location
 ): Either.Either<Classified, ConversionError.MalformedInput> => {
-  const valid = classifyValid(part)
-  if (valid !== undefined) return Either.right(valid)
+  const record = part as { readonly [key: string]: unknown }
+  // per data field set: its value under each spelling
+  const set = new Map<number, { snake?: unknown; camel?: unknown }>()
+  let snakeSignature: unknown
+  let camelSignature: unknown
+  for (const key in record) {
+    if (!hasOwn.call(record, key)) continue
+    const value = record[key]
+    if (value === null || value === undefined) continue
+    if (key === "thought_signature") snakeSignature = value
+    else if (key === "thoughtSignature") camelSignature = value
+    else {
+      const known = dataKeys.get(key)
+      if (known === undefined) continue
+      const entry = set.get(known.index) ?? {}
+      if (known.camel) entry.camel = value
+      else entry.snake = value
+      set.set(known.index, entry)
+    }
+  }
   const found: Array<Data> = []
-  if (isSet(part.text)) found.push({ _tag: "text", key: "text", value: part.text })
-  const inline = spelled(["inline_data", part.inline_data], ["inlineData", part.inlineData], at, location)
-  if (Either.isLeft(inline)) return Either.left(inline.left)
-  if (inline.right) found.push({ _tag: "inline_data", ...inline.right })
-  const call = spelled(["function_call", part.function_call], ["functionCall", part.functionCall], at, location)
-  if (Either.isLeft(call)) return Either.left(call.left)
-  if (call.right) found.push({ _tag: "function_call", ...call.right })
-  const response = spelled(
-    ["function_response", part.function_response],
-    ["functionResponse", part.functionResponse],
-    at,
-    location
-  )
-  if (Either.isLeft(response)) return Either.left(response.left)
-  if (response.right) found.push({ _tag: "function_response", ...response.right })
-  for (const [snake, camel, reason] of unsupportedFields) {
-    const field = spelled([snake, part[snake]], [camel, part[camel]], at, location)
-    if (Either.isLeft(field)) return Either.left(field.left)
-    if (field.right) found.push({ _tag: "unsupported", key: field.right.key, contentType: snake, reason })
+  for (const index of [...set.keys()].sort((x, y) => x - y)) {
+    const field = dataFields[index]!
+    const entry = set.get(index)!
+    const both = entry.snake !== undefined && entry.camel !== undefined
+    if (both) return Either.left(bothSpellings(field.snake, field.camel!, at, location))
+    const key = entry.snake !== undefined ? field.snake : field.camel!
+    found.push(
+      field.tag === "unsupported"
+        ? { _tag: "unsupported", key, contentType: field.snake, reason: field.reason }
+        : { _tag: field.tag, key, value: entry.snake ?? entry.camel } as Data
+    )
   }
   if (found.length > 1) {
     return Either.left(
@@ -239,14 +234,15 @@ const classify = (
       )
     )
   }
-  const signature = spelled(
-    ["thought_signature", part.thought_signature],
-    ["thoughtSignature", part.thoughtSignature],
-    at,
-    location
-  )
-  if (Either.isLeft(signature)) return Either.left(signature.left)
-  return Either.right({ data: found[0], thought: part.thought === true, signature: signature.right })
+  if (snakeSignature !== undefined && camelSignature !== undefined) {
+    return Either.left(bothSpellings("thought_signature", "thoughtSignature", at, location))
+  }
+  const signature = snakeSignature !== undefined
+    ? { key: "thought_signature", value: snakeSignature as string }
+    : camelSignature !== undefined
+    ? { key: "thoughtSignature", value: camelSignature as string }
+    : undefined
+  return Either.right({ data: found[0], thought: part.thought === true, signature })
 }
 
 const noData = "a part must set one of text, inline_data, function_call or function_response"
