@@ -27,7 +27,8 @@ const first = (module: string, script: string): Promise<unknown> =>
     )
   })
 
-describe("src/internal/anthropic loaded before AnthropicFormat", () => {
+// the cases run side by side: each is a child process, most of whose time is loading modules
+describe.concurrent("src/internal/anthropic loaded before AnthropicFormat", () => {
   it("decode.ts decodes, rejects with the Schema's error and rejects an unknown request key", async () => {
     const out = await first(
       "src/internal/anthropic/decode.ts",

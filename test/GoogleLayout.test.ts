@@ -33,7 +33,8 @@ const run = (module: string) =>
     )
   )
 
-describe("Google layout: every internal module can load first", () => {
+// the cases run side by side: each is a child process, most of whose time is loading modules
+describe.concurrent("Google layout: every internal module can load first", () => {
   for (
     const [module, exports] of [
       ["decode", ["decode"]],

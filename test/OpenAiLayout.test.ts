@@ -54,7 +54,8 @@ const wire = [
   { role: "tool", tool_call_id: "c1", content: "ok" }
 ]
 
-describe("OpenAI layout: every module of the Chat Completions codec can load first", () => {
+// the cases run side by side: each is a child process, most of whose time is loading modules
+describe.concurrent("OpenAI layout: every module of the Chat Completions codec can load first", () => {
   for (
     const module of [
       "internal/openai/decode",
@@ -96,7 +97,8 @@ const error = Format.decode([{ role: "user", content: 5 }])
 console.log(JSON.stringify({ exports: Object.keys(first).length > 0, encoded: encoded.right, stop: response.right?.stopReason, error: error.left?._tag }))
 `
 
-describe("OpenAI Responses layout: every module of the codec can load first", () => {
+// the cases run side by side: each is a child process, most of whose time is loading modules
+describe.concurrent("OpenAI Responses layout: every module of the codec can load first", () => {
   for (
     const module of [
       "internal/openaiResponses/decode",

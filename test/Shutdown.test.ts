@@ -18,6 +18,7 @@ afterAll(killAll)
 const fixture = "test/fixtures/replica/env.ts"
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-shutdown-"))
 let logs = 0
+const programPorts = new Set<number>()
 
 interface Served {
   readonly child: Child
@@ -36,7 +37,10 @@ const serve = async (how: Way, extra: ReadonlyArray<string> = []): Promise<Serve
   let port: number
   let child: Child
   if (how === "program") {
-    port = await freePort()
+    // programs started side by side must not be handed the same free port
+    do port = await freePort()
+    while (programPorts.has(port))
+    programPorts.add(port)
     child = start("node", ["--import", "tsx", "test/fixtures/replica/program.ts"], {
       env: { ...env, PORT: String(port) }
     })
@@ -120,26 +124,28 @@ describe.concurrent("graceful shutdown", () => {
     await checkClean(served, pid, ["s1"])
   }, 120_000)
 
+  // The ways within one test run side by side, each its own server, port, log and process group.
   it("npm run cli:dev -- serve (the sources through tsx), SIGTERM to npm and Ctrl-C", async () => {
-    for (const [name, group] of [["SIGTERM", false], ["SIGINT", true]] as const) {
+    await Promise.all(([["SIGTERM", false], ["SIGINT", true]] as const).map(async ([name, group]) => {
       const served = await serve("npm-dev")
       const pid = await open(served, "s1")
       signal(served, name, group)
       await checkClean(served, pid, ["s1"])
-    }
+    }))
   }, 180_000)
 
   it("the CLI process itself, compiled (bin/openreward-effect.js) and from source, SIGTERM and SIGINT", async () => {
-    for (const [how, name] of [["bin", "SIGTERM"], ["bin", "SIGINT"], ["cli", "SIGTERM"], ["cli", "SIGINT"]] as const) {
+    const ways = [["bin", "SIGTERM"], ["bin", "SIGINT"], ["cli", "SIGTERM"], ["cli", "SIGINT"]] as const
+    await Promise.all(ways.map(async ([how, name]) => {
       const served = await serve(how)
       const pid = await open(served, "s1")
       signal(served, name)
       await checkClean(served, pid, ["s1"])
-    }
+    }))
   }, 240_000)
 
   it("a program running Server.serve with NodeRuntime.runMain, SIGTERM and Ctrl-C", async () => {
-    for (const [name, group] of [["SIGTERM", false], ["SIGINT", true]] as const) {
+    await Promise.all(([["SIGTERM", false], ["SIGINT", true]] as const).map(async ([name, group]) => {
       const served = await serve("program")
       const pid = await open(served, "s1")
       const call = post(`${served.url}/replicated/call`, { name: "work", input: { step: 1, ms: 1000 } }, "s1")
@@ -147,7 +153,7 @@ describe.concurrent("graceful shutdown", () => {
       signal(served, name, group)
       assert.match((await call).body, /event: end\ndata: \{"ok":true/)
       await checkClean(served, pid, ["s1"])
-    }
+    }))
   }, 180_000)
 
   it("a second signal, a second or more after the first, stops at once", async () => {
