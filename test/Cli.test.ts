@@ -272,6 +272,25 @@ describe("cli convert", () => {
     assert.match(result.stderr, /^UnknownBlockType: canonical: message 0, block 1: /)
   })
 
+  it("refuses a key the chosen format does not have instead of dropping it", async () => {
+    // An Anthropic body read as OpenAI: its system prompt would be lost.
+    const anthropic = { system: "Be brief.", messages: [{ role: "user", content: "hi" }] }
+    const result = await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(anthropic))
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.match(
+      result.stderr,
+      /^MalformedInput: openai: malformed input at \$\.system: "system" is not a key of an openai /
+    )
+    assert.include(result.stderr, "pass --from anthropic")
+    // its request parameters are not conversation and are read past; any other key is an error
+    const body = { model: "gpt-4o", temperature: 0, messages: [{ role: "user", content: "hi" }] }
+    assert.strictEqual((await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(body))).code, 0)
+    const odd = await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify({ ...body, foo: 1 }))
+    assert.strictEqual(odd.code, 1)
+    assert.match(odd.stderr, /^MalformedInput: openai: malformed input at \$\.foo: /)
+  })
+
   it("hints at --from when the input looks like another format", async () => {
     const cases: ReadonlyArray<readonly [unknown, ReadonlyArray<string>, string]> = [
       [[{ role: "user", content: "hi" }], [], "pass --from openai (or openrouter)"],
