@@ -131,7 +131,8 @@ const tooDeep = (u: unknown, depth: number): boolean => {
 const bounded = <A extends JsonValue>(
   identifier: string,
   structure: Schema.Schema<A>,
-  is: (u: unknown) => u is A
+  is: (u: unknown) => u is A,
+  isAt: (u: unknown, depth: number) => boolean
 ): Schema.Schema<A> => {
   const parse = (direction: "decode" | "encode") => (u: unknown, options: any, ast: any) =>
     is(u)
@@ -145,7 +146,9 @@ const bounded = <A extends JsonValue>(
   }, {
     identifier,
     [AST.SurrogateAnnotationId]: structure.ast,
-    [JsonDepthAnnotationId]: structure.ast
+    // a guard (src/internal/guard.ts) reads this declaration as its plain check, continued at the
+    // depth the value is found at: what passes it, the decode above returns as it is
+    [JsonDepthAnnotationId]: isAt
   })
 }
 
@@ -159,10 +162,11 @@ const keepingProtoKeys = <A extends JsonValue>(
   identifier: string,
   structure: Schema.Schema<A>,
   is: (u: unknown) => u is A,
+  isAt: (u: unknown, depth: number) => boolean,
   copy: (value: A) => A
 ): Schema.Schema<A> =>
   Schema.transform(
-    bounded(identifier, structure, is),
+    bounded(identifier, structure, is, isAt),
     Schema.declare(is, { identifier }),
     { strict: true, decode: (_, input) => copy(input), encode: (value) => value }
   ).annotations({ [JsonCopyAnnotationId]: true })
@@ -178,6 +182,7 @@ export const JsonValue: Schema.Schema<JsonValue> = keepingProtoKeys(
   "JsonValue",
   JsonValueStructure,
   isJsonValue,
+  isJsonValueAt,
   jsonCopy
 )
   .annotations({ identifier: "JsonValue", arbitrary: () => jsonValueArbitrary })
@@ -215,5 +220,6 @@ export const JsonObject: Schema.Schema<JsonObject> = keepingProtoKeys(
   "JsonObject",
   JsonObjectStructure,
   isJsonObject,
+  isJsonObjectAt,
   (value) => jsonCopy(value) as JsonObject
 ).annotations({ identifier: "JsonObject", arbitrary: () => jsonObjectArbitrary })

@@ -5,7 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { Block, Conversation, Message, Prompt } from "openreward-effect"
+import type { Json } from "openreward-effect"
+import { AnthropicFormat, Block, Conversation, GoogleFormat, Message, OpenAiFormat, Prompt } from "openreward-effect"
 import * as Guard from "../src/internal/guard.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
@@ -105,4 +106,70 @@ describe("__proto__ is an own data key on every canonical decode surface", () =>
       )
     })
   }
+})
+
+describe("a decoded tool input is a copy: the conversation shares no mutable object with the input", () => {
+  const input = { q: "x", nested: { tags: ["a", { deep: [1, 2] }], none: null }, list: [[1], { n: 2 }] }
+  const wire: ReadonlyArray<
+    readonly [
+      string,
+      (input: Json.JsonObject) => unknown,
+      (u: unknown) => Either.Either<Conversation.Conversation, unknown>
+    ]
+  > = [
+    [
+      "canonical",
+      (i) => [{ role: "assistant", blocks: [{ type: "tool_call", id: "t", name: "f", input: i }] }],
+      Conversation.decode
+    ],
+    [
+      "anthropic",
+      (i) => ({ messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: i }] }] }),
+      AnthropicFormat.decode
+    ],
+    [
+      "google",
+      (i) => ({ contents: [{ role: "model", parts: [{ functionCall: { id: "t", name: "f", args: i } }] }] }),
+      GoogleFormat.decode
+    ],
+    [
+      "openai (arguments as an object)",
+      (
+        i
+      ) => [{ role: "assistant", tool_calls: [{ id: "t", type: "function", function: { name: "f", arguments: i } }] }],
+      OpenAiFormat.decode
+    ]
+  ]
+  // every object and array inside `value`, with its path
+  const containers = (value: unknown, path = "$"): Array<readonly [string, object]> =>
+    typeof value !== "object" || value === null
+      ? []
+      : [[path, value], ...Object.entries(value).flatMap(([k, v]) => containers(v, `${path}.${k}`))]
+  for (const [name, make, decode] of wire) {
+    it(name, () => {
+      const source = structuredClone(input)
+      const conversation = Either.getOrThrow(decode(make(source)))
+      const block = conversation[0]!.blocks.find((b) => b.type === "tool_call") as Block.ToolCallBlock
+      assert.deepStrictEqual(block.input, input)
+      const theirs = new Map(containers(source))
+      for (const [path, ours] of containers(block.input)) assert.notStrictEqual(ours, theirs.get(path), path)
+    })
+  }
+})
+
+describe("copying JSON", () => {
+  it("copies own keys only, whatever an enumerable key on Object.prototype says", () => {
+    const proto = Object.prototype as Record<string, unknown>
+    proto["polluted"] = { evil: true }
+    try {
+      const copy = Guard.copyJson(JSON.parse(`{"a":{"b":[{"c":1}]},"__proto__":{"d":2}}`)) as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(copy), ["a", "__proto__"])
+      assert.isFalse(Object.prototype.hasOwnProperty.call(copy, "polluted"))
+      assert.isFalse(Object.prototype.hasOwnProperty.call(copy["a"] as Record<string, unknown>, "polluted"))
+      assert.strictEqual(Object.getPrototypeOf(copy), Object.prototype)
+      assert.strictEqual(JSON.stringify(copy), `{"a":{"b":[{"c":1}]},"__proto__":{"d":2}}`)
+    } finally {
+      delete proto["polluted"]
+    }
+  })
 })

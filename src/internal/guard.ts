@@ -22,7 +22,9 @@
  *   a key named `__proto__` that `JSON.parse` made is an own data key like any other.
  * - **plain values only**: an object passes only when its prototype is `Object.prototype` or `null`
  *   (what `JSON.parse` builds), an array only when it is an `Array`. Anything else (a class instance,
- *   a `Date`, a `Map`) is left to the Schema decode, which may still accept it.
+ *   a `Date`, a `Map`) is left to the Schema decode, which may still accept it. A JSON value
+ *   (`Json.JsonValue`, `Json.JsonObject`) is judged by the plain check its declaration decodes with,
+ *   continued at the depth it is found at: what passes it, that decode returns as it is.
  * - **depth**: an object or array nested more than {@link maxDepth} levels below the root (the
  *   root's elements are at level 1) fails the guard, so a cyclic value fails too. With
  *   `onExcessProperty: "ignore"`, the values of the keys a struct ignores are held to the same limit,
@@ -56,8 +58,9 @@ export const JsonCopyAnnotationId: unique symbol = Symbol.for("openreward-effect
 
 /**
  * Marks the declaration `Json.JsonValue` and `Json.JsonObject` check their structure with (a plain
- * depth-bounded check, then the structure's decode only for an error); its value is the
- * structure's AST, which a guard compiles in its place.
+ * depth-bounded check, then the structure's decode only for an error); its value is that plain
+ * check, `(u, depth) => boolean`, which a guard calls in its place: what it passes, the
+ * declaration's decode returns as it is.
  */
 export const JsonDepthAnnotationId: unique symbol = Symbol.for("openreward-effect/JsonDepth")
 
@@ -244,8 +247,29 @@ class Generator {
     const root = this.name(ast, mode)
     const source = `"use strict"\n${this.functions.join("\n")}\nreturn ${root}`
 
-    const make = new Function("r", "hasOwn", "isPlain", "withinDepth", "isNone", "options", "max", source)
-    return make(this.refs, hasOwn, isPlainObject, withinDepth, Option.isNone, AST.defaultParseOption, maxDepth)
+    const make = new Function(
+      "r",
+      "hasOwn",
+      "proto",
+      "objectPrototype",
+      "isArray",
+      "withinDepth",
+      "isNone",
+      "options",
+      "max",
+      source
+    )
+    return make(
+      this.refs,
+      hasOwn,
+      getPrototypeOf,
+      objectPrototype,
+      Array.isArray,
+      withinDepth,
+      Option.isNone,
+      AST.defaultParseOption,
+      maxDepth
+    )
   }
 
   private body(ast: AST.AST, mode: Mode): string {
@@ -292,9 +316,9 @@ class Generator {
           this.ref(ast)
         }))`
       case "Declaration": {
-        const structure = ast.annotations[JsonDepthAnnotationId]
-        if (structure === undefined) return unsupported(ast)
-        return `return ${this.name(structure as AST.AST, mode)}(u, d)`
+        const check = ast.annotations[JsonDepthAnnotationId]
+        if (typeof check !== "function") return unsupported(ast)
+        return `return ${this.ref(check)}(u, d)`
       }
       case "Transformation": {
         if (ast.annotations[JsonCopyAnnotationId] === true) return `return ${this.name(ast.from, mode)}(u, d)`
@@ -370,7 +394,7 @@ class Generator {
       ? "return false"
       : "if (!withinDepth(u[k], n)) return false"
     const lines = [
-      "if (!isPlain(u) || d > max) return false",
+      `if (${plain("u", true)} || d > max) return false`,
       "const n = d + 1",
       "let seen = 0",
       "for (const k in u) {",
@@ -442,7 +466,7 @@ class Generator {
     })
     const { read, source } = this.key(key)
     const lines = [
-      `if (isPlain(u) && hasOwn.call(u, ${source})) {`,
+      `if (!(${plain("u", true)}) && hasOwn.call(u, ${source})) {`,
       `  switch (${read}) {`
     ]
     for (const [literal, bucket] of buckets) {
@@ -452,6 +476,12 @@ class Generator {
     return lines.join("\n")
   }
 }
+
+// inline, so that every generated function has its own feedback for the prototype read
+const plain = (value: string, negate: boolean): string =>
+  negate
+    ? `(typeof ${value} !== "object" || ${value} === null || isArray(${value}) || (proto(${value}) !== objectPrototype && proto(${value}) !== null))`
+    : `!${plain(value, true)}`
 
 const compileCheck = (ast: AST.AST, options: Options): (u: unknown, depth: number) => boolean =>
   new Generator().build(ast, options.onExcessProperty)
@@ -567,9 +597,11 @@ const defineProperty = Object.defineProperty
 export const copyJson = (value: Json.JsonValue): Json.JsonValue => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) {
-    const items: ReadonlyArray<Json.JsonValue> = value
-    const copy: Array<Json.JsonValue> = new Array(items.length)
-    for (let i = 0; i < items.length; i++) copy[i] = copyJson(items[i]!)
+    const copy: Array<Json.JsonValue> = value.slice()
+    for (let i = 0; i < copy.length; i++) {
+      const item = copy[i]!
+      if (typeof item === "object" && item !== null) copy[i] = copyJson(item)
+    }
     return copy
   }
   return copyJsonObject(value as Json.JsonObject)
@@ -577,13 +609,15 @@ export const copyJson = (value: Json.JsonValue): Json.JsonValue => {
 
 /** A copy of a JSON object a guard has already passed, as {@link copyJson} makes it. */
 export const copyJsonObject = (value: Json.JsonObject): Json.JsonObject => {
-  const copy: { [key: string]: Json.JsonValue } = {}
-  for (const key in value) {
-    if (!hasOwn.call(value, key)) continue
-    const item = copyJson(value[key]!)
+  // a spread copies the own enumerable keys (an own `__proto__` as an own data key) at the speed of
+  // a literal; then every object or array in it is replaced by its copy
+  const copy: { [key: string]: Json.JsonValue } = { ...value }
+  for (const key in copy) {
+    const item = copy[key]!
+    if (typeof item !== "object" || item === null || !hasOwn.call(copy, key)) continue
     if (key === "__proto__") {
-      defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true })
-    } else copy[key] = item
+      defineProperty(copy, key, { value: copyJson(item), writable: true, enumerable: true, configurable: true })
+    } else copy[key] = copyJson(item)
   }
   return copy
 }

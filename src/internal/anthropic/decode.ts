@@ -76,18 +76,6 @@ const unsupported = (
 
 type InputContent = typeof Format.InputTextBlock.Type | typeof Format.InputImageBlock.Type
 
-// A decoded block of no type this format reads is the `OtherBlock` member: its `type` is none of
-// the other members' tags, which the schema's own filter (`otherThan`) says.
-const knownBlockTypes: ReadonlySet<string> = new Set([
-  "text",
-  "image",
-  "thinking",
-  "redacted_thinking",
-  "tool_use",
-  "tool_result"
-])
-const isOtherBlock = (block: Format.InputBlock): block is typeof Format.OtherBlock.Type =>
-  !knownBlockTypes.has(block.type)
 type ToolResultItem = Format.InputToolResultBlock["content"] extends infer C
   ? C extends ReadonlyArray<infer B> ? B : never
   : never
@@ -173,24 +161,24 @@ const decodeBlock = (
   block: Format.InputBlock,
   where: Where
 ): Block.Block | Failed => {
-  if (isOtherBlock(block)) {
-    return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
-  }
-  switch (block.type) {
+  // a block of a type none of the cases name is the `OtherBlock` member (its schema's filter says
+  // so): the default case
+  const known = block as Exclude<Format.InputBlock, typeof Format.OtherBlock.Type>
+  switch (known.type) {
     case "text":
     case "image":
-      return decodeContent(block, where)
+      return decodeContent(known, where)
     case "thinking":
-      return Block.reasoning(block.thinking, { signature: block.signature ?? null })
+      return Block.reasoning(known.thinking, { signature: known.signature ?? null })
     case "redacted_thinking":
-      return Redacted.block(block.data)
+      return Redacted.block(known.data)
     case "tool_use":
       // a copy, so that the conversation shares no mutable object with the input
-      return Block.toolCall(block.id, block.name, Guard.copyJsonObject(block.input))
+      return Block.toolCall(known.id, known.name, Guard.copyJsonObject(known.input))
     case "tool_result":
-      return decodeToolResult(block, where)
+      return decodeToolResult(known, where)
     default:
-      return absurd(block)
+      return unsupported(where, block.type, `the canonical blocks are ${canonicalBlocks}`)
   }
 }
 

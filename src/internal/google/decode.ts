@@ -170,8 +170,14 @@ const dataFields: ReadonlyArray<{
   ...unsupportedFields.map(([snake, camel, reason]) => ({ tag: "unsupported" as const, snake, camel, reason }))
 ]
 
-/** Each spelling of a data field: the field's index in {@link dataFields}, and whether it is camelCase. */
-const dataKeys = new Map<string, { readonly index: number; readonly camel: boolean }>(
+/** A spelling of a data field: the field's index in {@link dataFields}, and whether it is camelCase. */
+interface DataKey {
+  readonly index: number
+  readonly camel: boolean
+}
+
+/** Each spelling of a data field. */
+const dataKeys = new Map<string, DataKey>(
   dataFields.flatMap((field, index) => [
     [field.snake, { index, camel: false }] as const,
     ...(field.camel === undefined ? [] : [[field.camel, { index, camel: true }] as const])
@@ -179,6 +185,15 @@ const dataKeys = new Map<string, { readonly index: number; readonly camel: boole
 )
 
 const hasOwn = Object.prototype.hasOwnProperty
+
+/** The data a part sets under one spelling of a field. */
+const dataOf = (known: DataKey, value: unknown): Data => {
+  const field = dataFields[known.index]!
+  const key = known.camel ? field.camel! : field.snake
+  return field.tag === "unsupported"
+    ? { _tag: "unsupported", key, contentType: field.snake, reason: field.reason }
+    : { _tag: field.tag, key, value } as Data
+}
 
 /**
  * Which data field a part sets (at most one), its `thought` flag and its signature, in one pass over
@@ -191,8 +206,9 @@ const classify = (
   location: Location
 ): Either.Either<Classified, ConversionError.MalformedInput> => {
   const record = part as { readonly [key: string]: unknown }
-  // per data field set: its value under each spelling
-  const set = new Map<number, { snake?: unknown; camel?: unknown }>()
+  // the first data field set, and (only when there is more than one) every one in key order
+  let first: { readonly known: DataKey; readonly value: unknown } | undefined
+  let all: Array<{ readonly known: DataKey; readonly value: unknown }> | undefined
   let snakeSignature: unknown
   let camelSignature: unknown
   for (const key in record) {
@@ -204,24 +220,31 @@ const classify = (
     else {
       const known = dataKeys.get(key)
       if (known === undefined) continue
+      if (first === undefined) first = { known, value }
+      else (all ??= [first]).push({ known, value })
+    }
+  }
+  const found: Array<Data> = []
+  if (all === undefined) {
+    if (first !== undefined) found.push(dataOf(first.known, first.value))
+  } else {
+    // per data field set: its value under each spelling
+    const set = new Map<number, { snake?: unknown; camel?: unknown }>()
+    for (const { known, value } of all) {
       const entry = set.get(known.index) ?? {}
       if (known.camel) entry.camel = value
       else entry.snake = value
       set.set(known.index, entry)
     }
-  }
-  const found: Array<Data> = []
-  for (const index of [...set.keys()].sort((x, y) => x - y)) {
-    const field = dataFields[index]!
-    const entry = set.get(index)!
-    const both = entry.snake !== undefined && entry.camel !== undefined
-    if (both) return Either.left(bothSpellings(field.snake, field.camel!, at, location))
-    const key = entry.snake !== undefined ? field.snake : field.camel!
-    found.push(
-      field.tag === "unsupported"
-        ? { _tag: "unsupported", key, contentType: field.snake, reason: field.reason }
-        : { _tag: field.tag, key, value: entry.snake ?? entry.camel } as Data
-    )
+    for (const index of [...set.keys()].sort((x, y) => x - y)) {
+      const field = dataFields[index]!
+      const entry = set.get(index)!
+      const both = entry.snake !== undefined && entry.camel !== undefined
+      if (both) return Either.left(bothSpellings(field.snake, field.camel!, at, location))
+      found.push(
+        dataOf(dataKeys.get(entry.snake !== undefined ? field.snake : field.camel!)!, entry.snake ?? entry.camel)
+      )
+    }
   }
   if (found.length > 1) {
     return Either.left(

@@ -235,7 +235,8 @@ const parseArguments = (
   where: Where
 ): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
   typeof raw !== "string"
-    ? Either.right(raw)
+    // a copy, so that the conversation shares no mutable object with the input
+    ? Either.right(Guard.copyJsonObject(raw))
     : Either.orElse(Input.parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
 
 const decodeToolCall = (
