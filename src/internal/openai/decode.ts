@@ -20,7 +20,6 @@ import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
-import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
@@ -155,31 +154,35 @@ const dataUrlImage = (url: string): Block.ImageBlock | undefined => {
 
 const decodeImage = (
   url: string,
-  where: Where
+  where: Where,
+  k: number
 ): Either.Either<Block.ImageBlock, ConversionError.UnsupportedContent> => {
   const image = dataUrlImage(url)
   return image === undefined
     ? unsupported(
-      at(at(where, "image_url"), "url"),
+      at(at(at(where, "content", k), "image_url"), "url"),
       "image_url",
       "only a base64 data URL (data:<mime>;base64,<data>) has a canonical form; fetch the image and inline it"
     )
     : Either.right(image)
 }
 
-const otherPart = (part: Other, where: Where) =>
-  unsupported(where, part.type, "a canonical message holds text and images (base64 data URLs) only")
+const otherPart = (part: Other, where: Where, k: number) =>
+  unsupported(at(where, "content", k), part.type, "a canonical message holds text and images (base64 data URLs) only")
 
+// A part is read with its message's `where` and its index `k` in the content: its own path is made
+// only for an error.
 const decodePart = (
   part: OpenAi.InputPart,
-  where: Where
+  where: Where,
+  k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().part)) return otherPart(part, where)
+  if (isOther(part, known().part)) return otherPart(part, where, k)
   switch (part.type) {
     case "text":
       return Either.right(Block.text(part.text))
     case "image_url":
-      return decodeImage(part.image_url.url, where)
+      return decodeImage(part.image_url.url, where, k)
     default:
       return absurd(part)
   }
@@ -187,14 +190,15 @@ const decodePart = (
 
 const decodeAssistantPart = (
   part: OpenAi.InputAssistantPart,
-  where: Where
+  where: Where,
+  k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().assistantPart)) return otherPart(part, where)
+  if (isOther(part, known().assistantPart)) return otherPart(part, where, k)
   switch (part.type) {
     case "text":
       return Either.right(Block.text(part.text))
     case "image_url":
-      return decodeImage(part.image_url.url, where)
+      return decodeImage(part.image_url.url, where, k)
     case "refusal":
       return Either.right(Block.text(part.refusal))
     default:
@@ -205,13 +209,13 @@ const decodeAssistantPart = (
 const decodeContent = <P>(
   content: string | ReadonlyArray<P>,
   where: Where,
-  decodeOne: (part: P, where: Where) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
+  decodeOne: (part: P, where: Where, k: number) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
 ): Either.Either<Array<Block.ContentBlock>, ConversionError.UnsupportedContent> => {
   if (typeof content === "string") return Either.right([Block.text(content)])
   const blocks: Array<Block.ContentBlock> = []
   for (let k = 0; k < content.length; k++) {
     const part = content[k]!
-    const block = decodeOne(part, at(where, "content", k))
+    const block = decodeOne(part, where, k)
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
   }
@@ -230,30 +234,29 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
     })
   )
 
-const parseArguments = (
-  raw: string | Json.JsonObject,
-  where: Where
-): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
-  typeof raw !== "string"
-    // a copy, so that the conversation shares no mutable object with the input
-    ? Either.right(Guard.copyJsonObject(raw))
-    : Either.orElse(Input.parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
-
+// A tool call is read with its message's `where` and its index `k` in `tool_calls`: its own path
+// is made only for an error.
 const decodeToolCall = (
   call: OpenAi.InputToolCall,
-  where: Where
+  where: Where,
+  k: number
 ): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
   if (isOther(call, known().toolCall)) {
     return unsupported(
-      at(where, "type"),
+      at(at(where, "tool_calls", k), "type"),
       `${call.type} tool call`,
       "only function tool calls have a canonical form"
     )
   }
-  return Either.map(
-    parseArguments(call.function.arguments, at(at(where, "function"), "arguments")),
-    (input) => Block.toolCall(call.id, call.function.name, input)
-  )
+  const raw = call.function.arguments
+  if (typeof raw !== "string") {
+    // a copy, so that the conversation shares no mutable object with the input
+    return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw)))
+  }
+  const input = Input.parseToolArguments(raw)
+  return Either.isRight(input)
+    ? Either.right(Block.toolCall(call.id, call.function.name, input.right))
+    : invalidArguments(at(at(at(where, "tool_calls", k), "function"), "arguments"), raw, input.left)
 }
 
 /**
@@ -271,9 +274,12 @@ const decodeReasoning = (
   const details = message.reasoning_details ?? []
   for (let k = 0; k < details.length; k++) {
     const detail = details[k]!
-    const here = at(where, "reasoning_details", k)
     if (isOther(detail, known().reasoningDetail)) {
-      return unsupported(here, detail.type, "a canonical reasoning block holds text and a signature only")
+      return unsupported(
+        at(where, "reasoning_details", k),
+        detail.type,
+        "a canonical reasoning block holds text and a signature only"
+      )
     }
     switch (detail.type) {
       case "reasoning.text":
@@ -285,7 +291,7 @@ const decodeReasoning = (
       case "reasoning.encrypted":
         if (options.encryptedReasoning !== "drop") {
           return unsupported(
-            here,
+            at(where, "reasoning_details", k),
             detail.type,
             "encrypted reasoning is opaque data and a canonical reasoning block holds text; set " +
               "encryptedReasoning to \"drop\" to leave it out"
@@ -297,11 +303,11 @@ const decodeReasoning = (
     }
   }
   if (fromDetails.length > 0) return Either.right(fromDetails)
-  const texts: Array<string> = []
-  for (const text of [message.reasoning_content, message.reasoning]) {
-    if (typeof text === "string" && !texts.includes(text)) texts.push(text)
-  }
-  return Either.right(texts.map((text) => Block.reasoning(text)))
+  const { reasoning, reasoning_content: content } = message
+  const blocks: Array<Block.ReasoningBlock> = []
+  if (typeof content === "string") blocks.push(Block.reasoning(content))
+  if (typeof reasoning === "string" && reasoning !== content) blocks.push(Block.reasoning(reasoning))
+  return Either.right(blocks)
 }
 
 const decodeAssistant = (
@@ -321,17 +327,17 @@ const decodeAssistant = (
   }
   const reasoning = decodeReasoning(message, where, options)
   if (Either.isLeft(reasoning)) return Either.left(reasoning.left)
-  const blocks: Array<Message.AssistantBlock> = [...reasoning.right]
+  const blocks: Array<Message.AssistantBlock> = reasoning.right
   if (message.content !== undefined && message.content !== null) {
     const content = decodeContent(message.content, where, decodeAssistantPart)
     if (Either.isLeft(content)) return Either.left(content.left)
-    blocks.push(...content.right)
+    for (let k = 0; k < content.right.length; k++) blocks.push(content.right[k]!)
   }
   if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
   const calls = message.tool_calls ?? []
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k]!
-    const block = decodeToolCall(call, at(where, "tool_calls", k))
+    const block = decodeToolCall(call, where, k)
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
   }
