@@ -172,4 +172,16 @@ describe("copying JSON", () => {
       delete proto["polluted"]
     }
   })
+
+  it("makes plain arrays and objects, whatever the input's were made by", () => {
+    class Items extends Array<Json.JsonValue> {}
+    const items = Items.from([1, { a: 2 }])
+    const copy = Guard.copyJson({ items, nothing: Object.assign(Object.create(null), { b: 3 }) }) as {
+      readonly items: ReadonlyArray<Json.JsonValue>
+      readonly nothing: Json.JsonObject
+    }
+    assert.strictEqual(Object.getPrototypeOf(copy.items), Array.prototype)
+    assert.strictEqual(Object.getPrototypeOf(copy.nothing), Object.prototype)
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(copy)), { items: [1, { a: 2 }], nothing: { b: 3 } })
+  })
 })

@@ -394,7 +394,7 @@ class Generator {
       ? "return false"
       : "if (!withinDepth(u[k], n)) return false"
     const lines = [
-      `if (${plain("u", true)} || d > max) return false`,
+      `if (${notPlain("u")} || d > max) return false`,
       "const n = d + 1",
       "let seen = 0",
       "for (const k in u) {",
@@ -466,7 +466,7 @@ class Generator {
     })
     const { read, source } = this.key(key)
     const lines = [
-      `if (!(${plain("u", true)}) && hasOwn.call(u, ${source})) {`,
+      `if (!${notPlain("u")} && hasOwn.call(u, ${source})) {`,
       `  switch (${read}) {`
     ]
     for (const [literal, bucket] of buckets) {
@@ -477,11 +477,11 @@ class Generator {
   }
 }
 
-// inline, so that every generated function has its own feedback for the prototype read
-const plain = (value: string, negate: boolean): string =>
-  negate
-    ? `(typeof ${value} !== "object" || ${value} === null || isArray(${value}) || (proto(${value}) !== objectPrototype && proto(${value}) !== null))`
-    : `!${plain(value, true)}`
+// `!isPlainObject(value)` as an expression, written into every generated function so that each
+// has its own feedback for the prototype read (one shared function sees every shape)
+const notPlain = (value: string): string =>
+  `(typeof ${value} !== "object" || ${value} === null || isArray(${value}) || ` +
+  `(proto(${value}) !== objectPrototype && proto(${value}) !== null))`
 
 const compileCheck = (ast: AST.AST, options: Options): (u: unknown, depth: number) => boolean =>
   new Generator().build(ast, options.onExcessProperty)
@@ -597,11 +597,10 @@ const defineProperty = Object.defineProperty
 export const copyJson = (value: Json.JsonValue): Json.JsonValue => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) {
-    const copy: Array<Json.JsonValue> = value.slice()
-    for (let i = 0; i < copy.length; i++) {
-      const item = copy[i]!
-      if (typeof item === "object" && item !== null) copy[i] = copyJson(item)
-    }
+    // a new plain array whatever the input's constructor (`slice` would keep a subclass)
+    const items: ReadonlyArray<Json.JsonValue> = value
+    const copy: Array<Json.JsonValue> = new Array(items.length)
+    for (let i = 0; i < items.length; i++) copy[i] = copyJson(items[i]!)
     return copy
   }
   return copyJsonObject(value as Json.JsonObject)
