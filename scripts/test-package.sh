@@ -104,7 +104,7 @@ npx --no-install openreward-effect convert --to openai hi.json > hi.openai.json
 node -e 'require("assert").deepStrictEqual(JSON.parse(require("fs").readFileSync("hi.openai.json", "utf8")), [{ role: "user", content: "Hi" }])'
 echo 'export const environments = []' > env.mjs
 if npx --no-install openreward-effect serve env.mjs > cli.out 2>&1; then echo "expected serve to fail without its peers"; exit 1; fi
-grep -q "npm install @effect/platform @effect/platform-node @effect/experimental" cli.out || { cat cli.out; exit 1; }
+grep -qF "npm install @effect/platform@^0.97 @effect/platform-node@^0.108 @effect/experimental@^0.61" cli.out || { cat cli.out; exit 1; }
 
 echo "== the CLI, with the platform peers"
 cli="$work/cli"

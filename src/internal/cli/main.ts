@@ -20,8 +20,12 @@ export interface Io {
   readonly stderr: NodeJS.WritableStream
 }
 
-/** The optional peers `serve` imports (the library and `convert` need only `effect`). */
-export const servePeers = ["@effect/platform", "@effect/platform-node", "@effect/experimental"]
+/**
+ * The optional peers `serve` imports (the library and `convert` need only `effect`), each pinned to
+ * the line of package.json's `peerDependencies`: npm's `latest` may be a later line that needs
+ * another `effect` (test/Install.test.ts keeps the two in step).
+ */
+export const servePeers = ["@effect/platform@^0.97", "@effect/platform-node@^0.108", "@effect/experimental@^0.61"]
 
 /** Why `file` cannot be read, or `undefined` when it can. */
 const unreadable = (file: string): string | undefined => {
