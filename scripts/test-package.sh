@@ -93,6 +93,7 @@ for (const hidden of ["openreward-effect/index", "openreward-effect/bin/cli", "o
 }
 console.log(`${modules.length} sub-paths resolve; need a peer here: ${platformOnly.join(", ") || "none"}`)
 if (!platformOnly.includes("Server") || !platformOnly.includes("Client")) throw new Error("Server and Client should need the platform peers")
+if (platformOnly.includes("Throwing")) throw new Error("Throwing should need only effect")
 JS
 node exports.mjs
 
