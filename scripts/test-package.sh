@@ -4,8 +4,10 @@
 #   1. a transcript converter installs openreward-effect and effect and nothing else (no @effect/*
 #      package lands in node_modules), and its strict ESM and CommonJS programs type-check
 #      (module nodenext, exactOptionalPropertyTypes, skipLibCheck off) and run;
-#   2. the exports map: every public module resolves, bin/internal/index do not;
-#   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
+#   2. TypeScript's node10 resolution ("module": "commonjs") finds every sub-path (typesVersions), and
+#      a strict consumer compiled that way runs;
+#   3. the exports map: every public module resolves, bin/internal/index do not;
+#   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
 #      that also installs the optional platform peers, and a clear hint in one that does not.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -64,6 +66,31 @@ JSON
 "$tsc" -p tsconfig.json
 node out/consumer.js
 node out/consumer.cjs
+
+echo "== TypeScript's node10 resolution (module commonjs): sub-paths through typesVersions"
+mkdir -p node10
+cp "$root/test/package/consumer-node10.ts" node10/
+# Every public sub-path, type-only: each must resolve (TS2307 otherwise). skipLibCheck here, since
+# the modules that need a peer this project lacks have declarations that import it.
+node -e '
+  const fs = require("fs")
+  const modules = fs.readdirSync("node_modules/openreward-effect/dist").filter((f) => f.endsWith(".d.ts"))
+    .map((f) => f.slice(0, -5)).filter((m) => m !== "index")
+  fs.writeFileSync("node10/subpaths.ts", modules.map((m, i) => `import type * as M${i} from "openreward-effect/${m}"\nexport type T${i} = typeof M${i}\n`).join(""))
+  console.log(`${modules.length} sub-paths to resolve`)
+'
+node10_options='"strict": true, "module": "commonjs", "moduleResolution": "node10", "target": "es2022", "lib": ["es2022"],
+    "types": ["node"], "typeRoots": ["'"$root"'/node_modules/@types"], "outDir": "out"'
+cat > node10/tsconfig.json <<JSON
+{ "compilerOptions": { $node10_options, "skipLibCheck": false, "exactOptionalPropertyTypes": true }, "files": ["consumer-node10.ts"] }
+JSON
+cat > node10/tsconfig.subpaths.json <<JSON
+{ "compilerOptions": { $node10_options, "skipLibCheck": true, "noEmit": true }, "files": ["subpaths.ts"] }
+JSON
+"$tsc" -p node10/tsconfig.json
+"$tsc" -p node10/tsconfig.subpaths.json
+echo '{ "type": "commonjs" }' > node10/out/package.json
+node node10/out/consumer-node10.js
 
 echo "== the exports map"
 cat > exports.mjs <<'JS'

@@ -87,6 +87,7 @@ describe("package manifest", () => {
     peerDependencies?: Record<string, string>
     peerDependenciesMeta?: Record<string, { optional?: boolean }>
     exports: Record<string, unknown>
+    typesVersions?: Record<string, Record<string, ReadonlyArray<string>>>
   }
 
   it("requires nothing but effect: every other peer is optional and there are no dependencies", () => {
@@ -96,6 +97,11 @@ describe("package manifest", () => {
         assert.isTrue(manifest.peerDependenciesMeta?.[peer]?.optional, `${peer} should be optional`)
       }
     }
+  })
+
+  it("typesVersions maps every public module to its declarations (TypeScript's node10 resolution ignores exports)", () => {
+    const expected = Object.fromEntries([...modules].sort().map((m) => [m, [`./dist/${m}.d.ts`]]))
+    assert.deepStrictEqual(manifest.typesVersions, { "*": expected })
   })
 
   it("exports neither the CLI entry, the internals nor a second index", () => {
