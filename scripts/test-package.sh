@@ -8,7 +8,9 @@
 #      a strict consumer compiled that way runs;
 #   3. the exports map: every public module resolves, bin/internal/index do not;
 #   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
-#      that also installs the optional platform peers, and a clear hint in one that does not.
+#      that also installs the optional platform peers, and a clear hint in one that does not;
+#   5. docs/getting-started.md as written, in an empty folder: its commands (npm init, the pinned
+#      install lines from the registry, `npx tsx` for each example), and what each prints.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/openreward-effect-package.XXXXXX")"
@@ -150,4 +152,10 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
+echo "== docs/getting-started.md as written, in an empty folder: its commands, its files, its outputs"
+# The page's own install lines (pinned peers, tsx) from the registry; the tarball for the package.
+started="$work/getting-started"
+mkdir -p "$started"
+node "$root/test/package/getting-started.mjs" "$root/docs/getting-started.md" "$started" "$tarball"
+
 echo "test:package ok"

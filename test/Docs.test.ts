@@ -22,11 +22,16 @@ const root = path.resolve(__dirname, "..")
 const outDir = path.join(root, "test", ".docs-snippets")
 const update = process.env["DOCS_UPDATE"] === "1"
 const snippets = Docs.snippets(root)
-const fileOf = (snippet: Docs.Snippet) => path.join(outDir, `${snippet.file.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
+// One folder per page, so that an example saved by name (```ts file=NAME) is beside the examples that
+// import it, as in a reader's project.
+const fileOf = (snippet: Docs.Snippet) =>
+  path.join(outDir, snippet.file.replace(/[/.]/g, "_"), snippet.name ?? `line_${snippet.line}.ts`)
 
 fs.rmSync(outDir, { recursive: true, force: true })
-fs.mkdirSync(outDir, { recursive: true })
-for (const snippet of snippets) fs.writeFileSync(fileOf(snippet), snippet.code)
+for (const snippet of snippets) {
+  fs.mkdirSync(path.dirname(fileOf(snippet)), { recursive: true })
+  fs.writeFileSync(fileOf(snippet), snippet.code)
+}
 
 // The type check is one tsc process over every example; it runs while the examples run. It is
 // incremental (its state in node_modules/.cache): a later run checks again only what changed, and
