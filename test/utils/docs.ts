@@ -100,7 +100,17 @@ export const parse = (file: string, text: string): Array<Snippet & { readonly ru
       output = { text: lines.slice(next + 1, end).map(syntax.strip).join("\n"), from: next, to: end }
     }
     const name = /(?:^|\s)file=(\S+)/.exec(info)?.[1]
-    found.push({ file, line: i + 1, code, prefix, closeLine: close, name, anchor, output, run: !info.includes("no-run") })
+    found.push({
+      file,
+      line: i + 1,
+      code,
+      prefix,
+      closeLine: close,
+      name,
+      anchor,
+      output,
+      run: !info.includes("no-run")
+    })
     i = output?.to ?? close
   }
   return found
