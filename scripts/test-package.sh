@@ -10,7 +10,9 @@
 #   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
 #      that also installs the optional platform peers, and a clear hint in one that does not;
 #   5. docs/getting-started.md as written, in an empty folder: its commands (npm init, the pinned
-#      install lines from the registry, `npx tsx` for each example), and what each prints.
+#      install lines from the registry, `npx tsx` for each example), and what each prints; then
+#      docs/harness.md and docs/testing.md in the project it made (the SDKs and toolkits they
+#      install, each example).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/openreward-effect-package.XXXXXX")"
@@ -152,10 +154,12 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
-echo "== docs/getting-started.md as written, in an empty folder: its commands, its files, its outputs"
-# The page's own install lines (pinned peers, tsx) from the registry; the tarball for the package.
+echo "== docs/getting-started.md, then docs/harness.md and docs/testing.md, as written, from an empty folder"
+# Their commands, files and outputs; their own install lines (pinned peers, tsx, the SDKs and
+# toolkits) from the registry, the tarball for the package. harness.md runs in the project
+# getting-started.md made, and testing.md after it.
 started="$work/getting-started"
 mkdir -p "$started"
-node "$root/test/package/getting-started.mjs" "$root/docs/getting-started.md" "$started" "$tarball"
+node "$root/test/package/pages.mjs" "$started" "$tarball" "$root/docs/getting-started.md" "$root/docs/harness.md" "$root/docs/testing.md"
 
 echo "test:package ok"

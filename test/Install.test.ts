@@ -4,7 +4,8 @@
  * need Effect 4 or Node 22), and `npm install @effect/platform-node` then fails with `ERESOLVE`
  * beside `effect` 3. So every `npm install` in README.md and docs/, and the command `serve` prints
  * when its peers are missing, pins each of these packages to the line package.json declares
- * (`peerDependencies`, or for the toolkits' provider packages the `devDependencies` the tests run).
+ * (`peerDependencies`, or for the toolkits' provider packages and the providers' SDKs the
+ * `devDependencies` the tests run).
  * `npm run test:package` installs the pinned lines for real from the registry.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -18,8 +19,11 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "ut
   readonly devDependencies: Record<string, string>
 }
 
-/** The packages whose line matters: effect, the Effect packages and the AI SDK's. */
-const pinned = /^(effect|ai|@effect\/[a-z-]+|@ai-sdk\/[a-z-]+)$/
+/**
+ * The packages whose line matters: effect, the Effect packages, the AI SDK's, and the providers'
+ * SDKs (whose latest lines need Node 22).
+ */
+const pinned = /^(effect|ai|openai|@effect\/[a-z-]+|@ai-sdk\/[a-z-]+|@anthropic-ai\/sdk|@google\/genai)$/
 
 /** A version's line: `0.97` for 0.97.x, `3` for 3.x (what a caret range keeps). */
 const lineOf = (version: string): string | undefined => {
@@ -78,6 +82,8 @@ describe("install commands", () => {
     assert.isUndefined(problem("@ai-sdk/openai@^3"))
     assert.isUndefined(problem("openreward-effect"))
     assert.isUndefined(problem("tsx"))
+    assert.match(problem("openai")!, /write openai@\^6/)
+    assert.match(problem("@google/genai@^3")!, /line is 2/)
     assert.deepStrictEqual(installArguments("run `npm install -D a b@^1` then `npm i c` # or: npm install d"), [
       "a",
       "b@^1",
