@@ -124,9 +124,27 @@ for (const hidden of ["openreward-effect/index", "openreward-effect/bin/cli", "o
 }
 console.log(`${modules.length} sub-paths resolve; need a peer here: ${platformOnly.join(", ") || "none"}`)
 if (!platformOnly.includes("Server") || !platformOnly.includes("Client")) throw new Error("Server and Client should need the platform peers")
-if (platformOnly.includes("Throwing")) throw new Error("Throwing should need only effect")
+for (const m of ["Throwing", "Testing"]) if (platformOnly.includes(m)) throw new Error(`${m} should load with only effect`)
 JS
 node exports.mjs
+
+echo "== openreward-effect/Testing without the platform peers: stand-ins work, serve says what to install"
+cat > testing.mjs <<'JS'
+import * as assert from "node:assert"
+import * as Testing from "openreward-effect/Testing"
+const model = await Testing.standIn("openai-chat")
+const answer = await fetch(`${model.url}/v1/chat/completions`, {
+  method: "POST",
+  body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "Hi" }] })
+}).then((r) => r.json())
+await model.close()
+assert.strictEqual(answer.object, "chat.completion")
+await assert.rejects(Testing.serve([]), (e) =>
+  e.message.includes("Testing.serve needs @effect/") &&
+  e.message.includes("npm install @effect/platform@^0.97 @effect/platform-node@^0.108 @effect/experimental@^0.61"))
+console.log("Testing's stand-ins run with only effect installed; serve names the peers to install")
+JS
+node testing.mjs
 
 echo "== the CLI without the platform peers: convert works, serve says what to install"
 npx --no-install openreward-effect --help > help.txt
