@@ -9,8 +9,8 @@
  *   `npm run docs:outputs` rewrites the shown outputs from what the examples print.
  * - A fence marked ```ts file=NAME is saved as NAME, beside the other examples of its page, so they
  *   can import it (`./NAME` with `.js`), as a reader saves it in their project.
- * - A ```sh fence between an example and its output is the command that runs it (`npx tsx NAME`):
- *   the output shown after it is the example's. `npm run test:package` runs the commands of
+ * - A ```sh fence between an example saved as NAME and its output, naming NAME, is the command that
+ *   runs it (`npx tsx NAME`): the output shown after it is the example's. `npm run test:package` runs the commands of
  *   docs/getting-started.md as written, in an empty project.
  */
 import * as fs from "node:fs"
@@ -81,14 +81,16 @@ export const parse = (file: string, text: string): Array<Snippet & { readonly ru
       while (next < lines.length && syntax.blank.test(lines[next]!)) next++
       return next
     }
+    const name = /(?:^|\s)file=(\S+)/.exec(info)?.[1]
     let anchor = close
     let next = nextFence(close)
-    // the command that runs the example (```sh), then its output
-    if (next < lines.length && /^```sh\s*$/.test(syntax.strip(lines[next]!).trim())) {
+    // the command that runs the example (```sh naming its file), then its output
+    if (name !== undefined && next < lines.length && /^```sh\s*$/.test(syntax.strip(lines[next]!).trim())) {
       let end = next + 1
       while (end < lines.length && !syntax.close.test(lines[end]!)) end++
       const after = nextFence(end)
-      if (after < lines.length && syntax.strip(lines[after]!).trim() === "```text output") {
+      const runs = lines.slice(next + 1, end).some((l) => l.split(/\s+/).includes(name))
+      if (runs && after < lines.length && syntax.strip(lines[after]!).trim() === "```text output") {
         anchor = end
         next = after
       }
@@ -99,7 +101,6 @@ export const parse = (file: string, text: string): Array<Snippet & { readonly ru
       while (end < lines.length && !syntax.close.test(lines[end]!)) end++
       output = { text: lines.slice(next + 1, end).map(syntax.strip).join("\n"), from: next, to: end }
     }
-    const name = /(?:^|\s)file=(\S+)/.exec(info)?.[1]
     found.push({
       file,
       line: i + 1,
