@@ -161,6 +161,10 @@ describe("Testing stand-ins", () => {
 
     it(`replay ${api}: a call that does not match its recording is a 400 that says which`, async () => {
       await using model = await Testing.replay(api, [{ body: readJson(whole) }, { events: readChunks(chunks) }])
+      // a request that is not the API's model call gets its 404 and uses no recording
+      const stray = await fetch(`${model.url}/v1/models`)
+      assert.strictEqual(stray.status, 404)
+      assert.include(await stray.text(), "the replay has no route GET /v1/models")
       const streamed = await failure(call(model.url, true))
       assert.strictEqual(streamed.status, 400)
       assert.include(streamed.message, "call 1 asks for a stream, but recording 1 is a whole answer")
