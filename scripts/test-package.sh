@@ -20,10 +20,13 @@ trap 'rm -rf "$work"' EXIT
 tsc="$root/node_modules/.bin/tsc"
 version_of() { node -p "require('$root/package.json').devDependencies['$1']"; }
 npm_install() { npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@"; }
+section() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== pack"
+section "pack"
 cd "$root"
-tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+# One build: `npm pack` would run it twice (prepack and prepare).
+npm run --silent build
+tarball="$work/$(npm pack --silent --ignore-scripts --pack-destination "$work" | tail -n 1)"
 tar -tzf "$tarball" | sed 's|^package/||' | sort > "$work/files.txt"
 for unwanted in '^test/' '^bench/' '^examples/' '^docs/' '\.tsbuildinfo$' '^\.'; do
   if grep -qE "$unwanted" "$work/files.txt"; then echo "tarball has files it should not ($unwanted)"; exit 1; fi
@@ -33,7 +36,7 @@ for wanted in dist/index.js dist/index.d.ts dist/bin/cli.js bin/openreward-effec
 done
 echo "$(wc -l < "$work/files.txt") files, $(du -k "$tarball" | cut -f1) kB packed"
 
-echo "== a transcript converter: openreward-effect and effect only"
+section "a transcript converter: openreward-effect and effect only"
 consumer="$work/converter"
 mkdir -p "$consumer"
 cd "$consumer"
@@ -71,7 +74,7 @@ JSON
 node out/consumer.js
 node out/consumer.cjs
 
-echo "== TypeScript's node10 resolution (module commonjs): sub-paths through typesVersions"
+section "TypeScript's node10 resolution (module commonjs): sub-paths through typesVersions"
 mkdir -p node10
 cp "$root/test/package/consumer-node10.ts" node10/
 # Every public sub-path, type-only: each must resolve (TS2307 otherwise). skipLibCheck here, since
@@ -96,7 +99,7 @@ JSON
 echo '{ "type": "commonjs" }' > node10/out/package.json
 node node10/out/consumer-node10.js
 
-echo "== the exports map"
+section "the exports map"
 cat > exports.mjs <<'JS'
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -128,7 +131,7 @@ for (const m of ["Throwing", "Testing"]) if (platformOnly.includes(m)) throw new
 JS
 node exports.mjs
 
-echo "== openreward-effect/Testing without the platform peers: stand-ins work, serve says what to install"
+section "openreward-effect/Testing without the platform peers: stand-ins work, serve says what to install"
 cat > testing.mjs <<'JS'
 import * as assert from "node:assert"
 import * as Testing from "openreward-effect/Testing"
@@ -146,7 +149,7 @@ console.log("Testing's stand-ins run with only effect installed; serve names the
 JS
 node testing.mjs
 
-echo "== the CLI without the platform peers: convert works, serve says what to install"
+section "the CLI without the platform peers: convert works, serve says what to install"
 npx --no-install openreward-effect --help > help.txt
 grep -q "convert" help.txt || { cat help.txt; exit 1; }
 echo '[{"role":"user","blocks":[{"type":"text","text":"Hi"}]}]' > hi.json
@@ -156,7 +159,7 @@ echo 'export const environments = []' > env.mjs
 if npx --no-install openreward-effect serve env.mjs > cli.out 2>&1; then echo "expected serve to fail without its peers"; exit 1; fi
 grep -qF "npm install @effect/platform@^0.97 @effect/platform-node@^0.108 @effect/experimental@^0.61" cli.out || { cat cli.out; exit 1; }
 
-echo "== the CLI, with the platform peers"
+section "the CLI, with the platform peers"
 cli="$work/cli"
 mkdir -p "$cli"
 cd "$cli"
@@ -172,7 +175,7 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
-echo "== docs/getting-started.md, then docs/harness.md and docs/testing.md, as written, from an empty folder"
+section "docs/getting-started.md, then docs/harness.md and docs/testing.md, as written, from an empty folder"
 # Their commands, files and outputs; their own install lines (pinned peers, tsx, the SDKs and
 # toolkits) from the registry, the tarball for the package. harness.md runs in the project
 # getting-started.md made, and testing.md after it.
@@ -180,4 +183,4 @@ started="$work/getting-started"
 mkdir -p "$started"
 node "$root/test/package/pages.mjs" "$started" "$tarball" "$root/docs/getting-started.md" "$root/docs/harness.md" "$root/docs/testing.md"
 
-echo "test:package ok"
+echo "test:package ok (${SECONDS} s)"

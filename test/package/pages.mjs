@@ -61,6 +61,7 @@ const withTarball = (command) =>
 
 /** Run one page's commands from `cwd`; returns the folder its commands left the reader in. */
 const runPage = (cwd) => {
+  const began = Date.now()
   let last = undefined // the last command run, and what it printed
   const counts = { commands: 0, files: 0, outputs: 0 }
   for (const fence of fencesOf(page)) {
@@ -96,7 +97,7 @@ const runPage = (cwd) => {
   if (counts.outputs === 0) fail(1, "no command's output was checked")
   console.log(
     `${path.basename(page)}: ${counts.commands} commands run, ${counts.files} files saved, ` +
-      `${counts.outputs} outputs as shown`
+      `${counts.outputs} outputs as shown (${Math.round((Date.now() - began) / 1000)} s)`
   )
   return cwd
 }
