@@ -3,22 +3,22 @@
  * with the Promise API (no Effect in this file): `AiSdk.step` makes any AI SDK `LanguageModel` an
  * episode step, `session.runEpisode` runs the loop.
  *
- * The model is a loopback stand-in that speaks the Chat Completions API (examples/standin/), so the
+ * The model is a loopback stand-in that speaks the Chat Completions API (`Testing.standIn` of openreward-effect/Testing), so the
  * example runs offline: it calls the first tool it is offered, then answers. For a real model, use
  * `openai.chat("gpt-4.1-mini")` from `@ai-sdk/openai` (it reads `OPENAI_API_KEY`), or any other
- * provider's model. The environments are examples/support.ts, served on a free port; a real harness
+ * provider's model. The environments are examples/support.ts, served on a free port by `Testing.serve`; a real harness
  * points `connect` at its server.
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import * as AiSdk from "openreward-effect/AiSdk"
 import * as OpenReward from "openreward-effect/Promise"
-import { serveExamples } from "./serve.js"
-import * as StandIn from "./standin/openaiChat.js"
+import * as Testing from "openreward-effect/Testing"
+import { environments } from "./support.js"
 
-const standIn = await StandIn.start({
+const standIn = await Testing.standIn("openai-chat", {
   toolInput: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
 })
-const served = await serveExamples()
+const served = await Testing.serve(environments)
 try {
   const openai = createOpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "stand-in" })
   const model = openai.chat("gpt-4.1-mini")

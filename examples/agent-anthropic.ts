@@ -2,10 +2,10 @@
  * `npx tsx examples/agent-anthropic.ts`: an agent on the official `@anthropic-ai/sdk`, written with
  * Effect: the client as a Layer, sessions as scoped resources, episodes run concurrently.
  *
- * The model is a loopback stand-in that speaks the Messages API (examples/standin/), so the example
+ * The model is a loopback stand-in that speaks the Messages API (`Testing.standIn` of openreward-effect/Testing), so the example
  * runs offline: it calls the first tool it is offered, then answers. For a real model, drop the
  * stand-in and construct `new Anthropic()` (it reads `ANTHROPIC_API_KEY`). The environments are
- * examples/support.ts, served on a free port; a real harness points `Client.layer` at its server.
+ * examples/support.ts, served on a free port by `Testing.serve`; a real harness points `Client.layer` at its server.
  */
 import Anthropic from "@anthropic-ai/sdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -14,21 +14,18 @@ import * as Effect from "effect/Effect"
 import * as Client from "openreward-effect/Client"
 import * as Episode from "openreward-effect/Episode"
 import * as ModelStep from "openreward-effect/ModelStep"
-import { serveExamples } from "./serve.js"
-import * as StandIn from "./standin/anthropic.js"
+import * as Testing from "openreward-effect/Testing"
+import { environments } from "./support.js"
 
 const program = Effect.gen(function*() {
-  const model = yield* Effect.acquireRelease(
-    Effect.promise(() =>
-      StandIn.start({
-        toolInput: () => ({
-          answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
-        })
+  const model = yield* Testing.scoped(() =>
+    Testing.standIn("anthropic", {
+      toolInput: () => ({
+        answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
       })
-    ),
-    (standIn) => Effect.promise(() => standIn.close())
+    })
   )
-  const served = yield* Effect.acquireRelease(Effect.promise(serveExamples), (s) => Effect.promise(() => s.close()))
+  const served = yield* Testing.scoped(() => Testing.serve(environments))
   const anthropic = new Anthropic({ baseURL: model.url, apiKey: "stand-in" })
 
   const env = yield* Client.environment("dialogueenv", { variant: "dialogueenv", baseUrl: served.url })

@@ -3,11 +3,11 @@
  * provider: `EffectAi.step` asks whatever `LanguageModel` is provided, `Episode.runMany` runs the
  * episodes.
  *
- * The model is a loopback stand-in that speaks the OpenAI Responses API (examples/standin/), which
+ * The model is a loopback stand-in that speaks the OpenAI Responses API (`Testing.standIn` of openreward-effect/Testing), which
  * is what `@effect/ai-openai` calls, so the example runs offline: it calls the first tool it is
  * offered, then answers. For a real model, drop the stand-in and the `apiUrl` and give
  * `OpenAiClient.layerConfig` your key (`apiKey: Config.redacted("OPENAI_API_KEY")`). The
- * environments are examples/support.ts, served on a free port; a real harness points `Client.layer`
+ * environments are examples/support.ts, served on a free port by `Testing.serve`; a real harness points `Client.layer`
  * at its server.
  */
 import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
@@ -20,8 +20,8 @@ import * as Redacted from "effect/Redacted"
 import * as Client from "openreward-effect/Client"
 import * as EffectAi from "openreward-effect/EffectAi"
 import * as Episode from "openreward-effect/Episode"
-import { serveExamples } from "./serve.js"
-import * as StandIn from "./standin/openaiResponses.js"
+import * as Testing from "openreward-effect/Testing"
+import { environments } from "./support.js"
 
 /** The provider's layers: the model (strict off: the server's tool schemas are not strict-mode schemas). */
 const OpenAi = (apiUrl: string) =>
@@ -31,17 +31,14 @@ const OpenAi = (apiUrl: string) =>
   )
 
 const program = Effect.gen(function*() {
-  const model = yield* Effect.acquireRelease(
-    Effect.promise(() =>
-      StandIn.start({
-        toolInput: () => ({
-          answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
-        })
+  const model = yield* Testing.scoped(() =>
+    Testing.standIn("openai-responses", {
+      toolInput: () => ({
+        answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
       })
-    ),
-    (standIn) => Effect.promise(() => standIn.close())
+    })
   )
-  const served = yield* Effect.acquireRelease(Effect.promise(serveExamples), (s) => Effect.promise(() => s.close()))
+  const served = yield* Testing.scoped(() => Testing.serve(environments))
 
   const env = yield* Client.environment("dialogueenv", { variant: "dialogueenv", baseUrl: served.url })
   const tasks = yield* env.tasks("train")

@@ -2,22 +2,22 @@
  * `npx tsx examples/agent-openai.ts`: an agent on the official `openai` SDK, with the Promise API
  * (no Effect in this file).
  *
- * The model is a loopback stand-in that speaks the Chat Completions API (examples/standin/), so the
+ * The model is a loopback stand-in that speaks the Chat Completions API (`Testing.standIn` of openreward-effect/Testing), so the
  * example runs offline: it calls the first tool it is offered, then answers. For a real model, drop
  * the stand-in and construct `new OpenAI()` (it reads `OPENAI_API_KEY`). The environments are
- * examples/support.ts, served on a free port; a real harness points `connect` at its server.
+ * examples/support.ts, served on a free port by `Testing.serve`; a real harness points `connect` at its server.
  */
 import OpenAI from "openai"
 import * as ClientError from "openreward-effect/ClientError"
 import * as ModelStep from "openreward-effect/ModelStep"
 import * as OpenReward from "openreward-effect/Promise"
-import { serveExamples } from "./serve.js"
-import * as StandIn from "./standin/openaiChat.js"
+import * as Testing from "openreward-effect/Testing"
+import { environments } from "./support.js"
 
-const model = await StandIn.start({
+const model = await Testing.standIn("openai-chat", {
   toolInput: () => ({ answer: "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today." })
 })
-const served = await serveExamples()
+const served = await Testing.serve(environments)
 try {
   const openai = new OpenAI({ baseURL: `${model.url}/v1`, apiKey: "stand-in" })
   await using client = OpenReward.connect({ baseUrl: served.url })

@@ -4,9 +4,15 @@
 #   1. a transcript converter installs openreward-effect and effect and nothing else (no @effect/*
 #      package lands in node_modules), and its strict ESM and CommonJS programs type-check
 #      (module nodenext, exactOptionalPropertyTypes, skipLibCheck off) and run;
-#   2. the exports map: every public module resolves, bin/internal/index do not;
-#   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
-#      that also installs the optional platform peers, and a clear hint in one that does not.
+#   2. TypeScript's node10 resolution ("module": "commonjs") finds every sub-path (typesVersions), and
+#      a strict consumer compiled that way runs;
+#   3. the exports map: every public module resolves, bin/internal/index do not;
+#   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
+#      that also installs the optional platform peers, and a clear hint in one that does not;
+#   5. docs/getting-started.md as written, in an empty folder: its commands (npm init, the pinned
+#      install lines from the registry, `npx tsx` for each example), and what each prints; then
+#      docs/harness.md and docs/testing.md in the project it made (the SDKs and toolkits they
+#      install, each example).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/openreward-effect-package.XXXXXX")"
@@ -14,10 +20,13 @@ trap 'rm -rf "$work"' EXIT
 tsc="$root/node_modules/.bin/tsc"
 version_of() { node -p "require('$root/package.json').devDependencies['$1']"; }
 npm_install() { npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@"; }
+section() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== pack"
+section "pack"
 cd "$root"
-tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+# One build: `npm pack` would run it twice (prepack and prepare).
+npm run --silent build
+tarball="$work/$(npm pack --silent --ignore-scripts --pack-destination "$work" | tail -n 1)"
 tar -tzf "$tarball" | sed 's|^package/||' | sort > "$work/files.txt"
 for unwanted in '^test/' '^bench/' '^examples/' '^docs/' '\.tsbuildinfo$' '^\.'; do
   if grep -qE "$unwanted" "$work/files.txt"; then echo "tarball has files it should not ($unwanted)"; exit 1; fi
@@ -27,7 +36,7 @@ for wanted in dist/index.js dist/index.d.ts dist/bin/cli.js bin/openreward-effec
 done
 echo "$(wc -l < "$work/files.txt") files, $(du -k "$tarball" | cut -f1) kB packed"
 
-echo "== a transcript converter: openreward-effect and effect only"
+section "a transcript converter: openreward-effect and effect only"
 consumer="$work/converter"
 mkdir -p "$consumer"
 cd "$consumer"
@@ -65,7 +74,32 @@ JSON
 node out/consumer.js
 node out/consumer.cjs
 
-echo "== the exports map"
+section "TypeScript's node10 resolution (module commonjs): sub-paths through typesVersions"
+mkdir -p node10
+cp "$root/test/package/consumer-node10.ts" node10/
+# Every public sub-path, type-only: each must resolve (TS2307 otherwise). skipLibCheck here, since
+# the modules that need a peer this project lacks have declarations that import it.
+node -e '
+  const fs = require("fs")
+  const modules = fs.readdirSync("node_modules/openreward-effect/dist").filter((f) => f.endsWith(".d.ts"))
+    .map((f) => f.slice(0, -5)).filter((m) => m !== "index")
+  fs.writeFileSync("node10/subpaths.ts", modules.map((m, i) => `import type * as M${i} from "openreward-effect/${m}"\nexport type T${i} = typeof M${i}\n`).join(""))
+  console.log(`${modules.length} sub-paths to resolve`)
+'
+node10_options='"strict": true, "module": "commonjs", "moduleResolution": "node10", "target": "es2022", "lib": ["es2022"],
+    "types": ["node"], "typeRoots": ["'"$root"'/node_modules/@types"], "outDir": "out"'
+cat > node10/tsconfig.json <<JSON
+{ "compilerOptions": { $node10_options, "skipLibCheck": false, "exactOptionalPropertyTypes": true }, "files": ["consumer-node10.ts"] }
+JSON
+cat > node10/tsconfig.subpaths.json <<JSON
+{ "compilerOptions": { $node10_options, "skipLibCheck": true, "noEmit": true }, "files": ["subpaths.ts"] }
+JSON
+"$tsc" -p node10/tsconfig.json
+"$tsc" -p node10/tsconfig.subpaths.json
+echo '{ "type": "commonjs" }' > node10/out/package.json
+node node10/out/consumer-node10.js
+
+section "the exports map"
 cat > exports.mjs <<'JS'
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -93,10 +127,29 @@ for (const hidden of ["openreward-effect/index", "openreward-effect/bin/cli", "o
 }
 console.log(`${modules.length} sub-paths resolve; need a peer here: ${platformOnly.join(", ") || "none"}`)
 if (!platformOnly.includes("Server") || !platformOnly.includes("Client")) throw new Error("Server and Client should need the platform peers")
+for (const m of ["Throwing", "Testing"]) if (platformOnly.includes(m)) throw new Error(`${m} should load with only effect`)
 JS
 node exports.mjs
 
-echo "== the CLI without the platform peers: convert works, serve says what to install"
+section "openreward-effect/Testing without the platform peers: stand-ins work, serve says what to install"
+cat > testing.mjs <<'JS'
+import * as assert from "node:assert"
+import * as Testing from "openreward-effect/Testing"
+const model = await Testing.standIn("openai-chat")
+const answer = await fetch(`${model.url}/v1/chat/completions`, {
+  method: "POST",
+  body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "Hi" }] })
+}).then((r) => r.json())
+await model.close()
+assert.strictEqual(answer.object, "chat.completion")
+await assert.rejects(Testing.serve([]), (e) =>
+  e.message.includes("Testing.serve needs @effect/") &&
+  e.message.includes("npm install @effect/platform@^0.97 @effect/platform-node@^0.108 @effect/experimental@^0.61"))
+console.log("Testing's stand-ins run with only effect installed; serve names the peers to install")
+JS
+node testing.mjs
+
+section "the CLI without the platform peers: convert works, serve says what to install"
 npx --no-install openreward-effect --help > help.txt
 grep -q "convert" help.txt || { cat help.txt; exit 1; }
 echo '[{"role":"user","blocks":[{"type":"text","text":"Hi"}]}]' > hi.json
@@ -104,9 +157,9 @@ npx --no-install openreward-effect convert --to openai hi.json > hi.openai.json
 node -e 'require("assert").deepStrictEqual(JSON.parse(require("fs").readFileSync("hi.openai.json", "utf8")), [{ role: "user", content: "Hi" }])'
 echo 'export const environments = []' > env.mjs
 if npx --no-install openreward-effect serve env.mjs > cli.out 2>&1; then echo "expected serve to fail without its peers"; exit 1; fi
-grep -q "npm install @effect/platform @effect/platform-node @effect/experimental" cli.out || { cat cli.out; exit 1; }
+grep -qF "npm install @effect/platform@^0.97 @effect/platform-node@^0.108 @effect/experimental@^0.61" cli.out || { cat cli.out; exit 1; }
 
-echo "== the CLI, with the platform peers"
+section "the CLI, with the platform peers"
 cli="$work/cli"
 mkdir -p "$cli"
 cd "$cli"
@@ -122,4 +175,12 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
-echo "test:package ok"
+section "docs/getting-started.md, then docs/harness.md and docs/testing.md, as written, from an empty folder"
+# Their commands, files and outputs; their own install lines (pinned peers, tsx, the SDKs and
+# toolkits) from the registry, the tarball for the package. harness.md runs in the project
+# getting-started.md made, and testing.md after it.
+started="$work/getting-started"
+mkdir -p "$started"
+node "$root/test/package/pages.mjs" "$started" "$tarball" "$root/docs/getting-started.md" "$root/docs/harness.md" "$root/docs/testing.md"
+
+echo "test:package ok (${SECONDS} s)"

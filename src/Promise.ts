@@ -1,6 +1,7 @@
 /**
  * The library for code that does not use Effect: the client, sessions, the episode runner and the
- * codecs with `Promise`s and exceptions. Every failure rejects (or throws) with the library's tagged
+ * codecs with `Promise`s and exceptions (the codecs' throwing forms live in `openreward-effect/Throwing`,
+ * which needs only `effect`, and are re-exported here). Every failure rejects (or throws) with the library's tagged
  * error itself, so `error._tag`, `ClientError.isClientError` and `ConversionError.isConversionError`
  * work on what you catch.
  *
@@ -21,20 +22,17 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import * as ClientModule from "./Client.js"
-import type * as Conversation from "./Conversation.js"
 import * as Episode from "./Episode.js"
-import * as Format from "./Format.js"
 import type * as Json from "./Json.js"
 import type * as ModelResponse from "./ModelResponse.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Protocol from "./Protocol.js"
-import type * as Provider from "./Provider.js"
+import * as Throwing from "./Throwing.js"
 import type * as ToolFormat from "./ToolFormat.js"
 
 /**
@@ -250,40 +248,36 @@ export const connect = (options?: Options): Client => {
 
 /**
  * A conversation in a provider's request shape; throws the tagged `EncodeError` where the format
- * cannot hold it.
+ * cannot hold it. The same function as `Throwing.encodeOrThrow`, which needs only `effect`.
  *
  * @category codecs
  * @since 0.2.0
  */
-export const encodeOrThrow = <P extends Provider.Provider>(
-  provider: P,
-  conversation: Conversation.Conversation
-): Format.Wire[P] => Either.getOrThrowWith(Format.encode(provider, conversation), (e) => e)
+export const encodeOrThrow = Throwing.encodeOrThrow
 
 /**
  * A provider transcript (untrusted JSON) as a canonical conversation; throws the tagged
- * `DecodeError`.
+ * `DecodeError`. The same function as `Throwing.decodeOrThrow`, which needs only `effect`.
  *
  * @category codecs
  * @since 0.2.0
  */
-export const decodeOrThrow = (provider: Provider.Provider, input: unknown): Conversation.Conversation =>
-  Either.getOrThrowWith(Format.decode(provider, input), (e) => e)
+export const decodeOrThrow = Throwing.decodeOrThrow
 
 /**
- * Read any source format (`canonical` strictly); throws the tagged error.
+ * Read any source format (`canonical` strictly); throws the tagged error. The same function as
+ * `Throwing.readOrThrow`, which needs only `effect`.
  *
  * @category codecs
  * @since 0.2.0
  */
-export const readOrThrow = (source: Format.Source, input: unknown): Conversation.Conversation =>
-  Either.getOrThrowWith(Format.read(source, input), (e) => e)
+export const readOrThrow = Throwing.readOrThrow
 
 /**
- * Write to any target format (a provider, `canonical`, `prompt`); throws the tagged error.
+ * Write to any target format (a provider, `canonical`, `prompt`); throws the tagged error. The same
+ * function as `Throwing.writeOrThrow`, which needs only `effect`.
  *
  * @category codecs
  * @since 0.2.0
  */
-export const writeOrThrow = (target: Format.Target, conversation: Conversation.Conversation): unknown =>
-  Either.getOrThrowWith(Format.write(target, conversation), (e) => e)
+export const writeOrThrow = Throwing.writeOrThrow

@@ -122,6 +122,13 @@ export * as GoogleFormat from "./GoogleFormat.js"
 export * as Format from "./Format.js"
 
 /**
+ * The conversions of `Format` for code without Effect: they return the value or throw the tagged error.
+ *
+ * @since 0.2.0
+ */
+export * as Throwing from "./Throwing.js"
+
+/**
  * Tool lists in provider formats, with the reference's schema sanitizing.
  *
  * @since 0.1.0

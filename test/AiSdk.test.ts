@@ -17,8 +17,7 @@ import * as AiSdk from "openreward-effect/AiSdk"
 import * as Client from "openreward-effect/Client"
 import * as Episode from "openreward-effect/Episode"
 import * as Server from "openreward-effect/Server"
-import * as ChatStandIn from "../examples/standin/openaiChat.js"
-import * as ResponsesStandIn from "../examples/standin/openaiResponses.js"
+import * as Testing from "openreward-effect/Testing"
 import { environments } from "../examples/support.js"
 import { encodable, ServerLive } from "./utils/bridges.js"
 
@@ -559,13 +558,10 @@ describe("AiSdk.step", () => {
       it.live(`@ai-sdk/openai ${api} on the stand-in${stream ? ", streaming" : ""}: DialogueEnv's reward`, () =>
         Effect.gen(function*() {
           const reply = "Sorry for the wait: order #4411 is delayed at the carrier."
-          const standIn = yield* Effect.acquireRelease(
-            Effect.promise(() =>
-              api === "chat"
-                ? ChatStandIn.start({ toolInput: () => ({ answer: reply }) })
-                : ResponsesStandIn.start({ toolInput: () => ({ answer: reply }) })
-            ),
-            (s) => Effect.promise(() => s.close())
+          const standIn = yield* Testing.scoped(() =>
+            Testing.standIn(api === "chat" ? "openai-chat" : "openai-responses", {
+              toolInput: () => ({ answer: reply })
+            })
           )
           const provider = createOpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "stand-in" })
           const model = api === "chat" ? provider.chat("gpt-4.1-mini") : provider.responses("gpt-4.1-mini")

@@ -22,11 +22,16 @@ const root = path.resolve(__dirname, "..")
 const outDir = path.join(root, "test", ".docs-snippets")
 const update = process.env["DOCS_UPDATE"] === "1"
 const snippets = Docs.snippets(root)
-const fileOf = (snippet: Docs.Snippet) => path.join(outDir, `${snippet.file.replace(/[/.]/g, "_")}_${snippet.line}.ts`)
+// One folder per page, so that an example saved by name (```ts file=NAME) is beside the examples that
+// import it, as in a reader's project.
+const fileOf = (snippet: Docs.Snippet) =>
+  path.join(outDir, snippet.file.replace(/[/.]/g, "_"), snippet.name ?? `line_${snippet.line}.ts`)
 
 fs.rmSync(outDir, { recursive: true, force: true })
-fs.mkdirSync(outDir, { recursive: true })
-for (const snippet of snippets) fs.writeFileSync(fileOf(snippet), snippet.code)
+for (const snippet of snippets) {
+  fs.mkdirSync(path.dirname(fileOf(snippet)), { recursive: true })
+  fs.writeFileSync(fileOf(snippet), snippet.code)
+}
 
 // The type check is one tsc process over every example; it runs while the examples run. It is
 // incremental (its state in node_modules/.cache): a later run checks again only what changed, and
@@ -64,10 +69,35 @@ const runCaptured = async (file: string): Promise<string> => {
 
 const printedBy = new Map<string, Map<number, string>>()
 
+describe("the docs parser", () => {
+  const page = (command: string) =>
+    ["```ts file=a.ts", "console.log(1)", "```", "", "```sh", command, "```", "", "```text output", "1", "```"].join(
+      "\n"
+    )
+
+  it("an output after the command that runs a named example is the example's; rewrite keeps the command", () => {
+    const [snippet] = Docs.parse("x.md", page("npx tsx a.ts"))
+    assert.deepStrictEqual([snippet!.name, snippet!.output?.text, snippet!.anchor], ["a.ts", "1", 6])
+    const rewritten = Docs.rewrite("x.md", page("npx tsx a.ts"), new Map([[1, "2"]]))
+    assert.strictEqual(rewritten, page("npx tsx a.ts").replace("\n1\n", "\n2\n"))
+  })
+
+  it("a command that does not name the example keeps its output to itself", () => {
+    const [snippet] = Docs.parse("x.md", page("npx openreward-effect --help"))
+    assert.deepStrictEqual([snippet!.output, snippet!.anchor], [undefined, 2])
+  })
+})
+
 describe("documentation examples", () => {
   it("finds examples to run, in the docs and in the sources' doc comments", () => {
     assert.isAbove(snippets.filter((s) => s.file.endsWith(".md")).length, 0)
     assert.isAbove(snippets.filter((s) => s.file.startsWith("src")).length, 0)
+  })
+
+  it("a page saves each file name once (```ts file=NAME)", () => {
+    const named = snippets.flatMap((s) => s.name === undefined ? [] : [`${s.file}: ${s.name}`])
+    assert.deepStrictEqual(named.filter((n, i) => named.indexOf(n) !== i), [])
+    assert.isAbove(named.length, 0)
   })
 
   for (const snippet of snippets) {

@@ -19,9 +19,7 @@ import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
 import OpenAI from "openai"
-import * as AnthropicStandIn from "../examples/standin/anthropic.js"
-import * as GoogleStandIn from "../examples/standin/google.js"
-import * as OpenAiStandIn from "../examples/standin/openaiChat.js"
+import * as Testing from "openreward-effect/Testing"
 import {
   AnthropicFormat,
   Block,
@@ -32,6 +30,9 @@ import {
   OpenRouterFormat,
   ToolFormat
 } from "../src/index.js"
+import * as AnthropicStandIn from "../src/internal/testing/anthropic.js"
+import * as GoogleStandIn from "../src/internal/testing/google.js"
+import * as OpenAiStandIn from "../src/internal/testing/openaiChat.js"
 import type * as ModelResponse from "../src/ModelResponse.js"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
@@ -486,7 +487,7 @@ describe("AnthropicFormat.decodeStream", () => {
 
   it.effect("citations deltas, and an interrupted stream", () =>
     Effect.gen(function*() {
-      const events = AnthropicStandIn.events(plain)
+      const events = AnthropicStandIn.events(plain) as Array<Anthropic.MessageStreamEvent>
       const e = yield* Effect.flip(AnthropicFormat.decodeStream(Stream.fromIterable(events.slice(0, -1))))
       assert.strictEqual(e._tag, "IncompleteStream")
       const cited: Array<Anthropic.MessageStreamEvent> = [
@@ -787,7 +788,7 @@ const loop = async (call: (conversation: Conversation.Conversation) => Promise<M
 describe("official SDK clients against the stand-ins", () => {
   for (const stream of [false, true]) {
     it(`openai chat.completions${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await OpenAiStandIn.start({ toolInput: () => ({ id: "7" }) })
+      const standIn = await Testing.standIn("openai-chat", { toolInput: () => ({ id: "7" }) })
       try {
         const client = new OpenAI({ baseURL: `${standIn.url}/v1`, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "openai-compatible")) as Array<OpenAI.ChatCompletionTool>
@@ -818,7 +819,7 @@ describe("official SDK clients against the stand-ins", () => {
     })
 
     it(`anthropic messages${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await AnthropicStandIn.start({ toolInput: () => ({ id: "7" }) })
+      const standIn = await Testing.standIn("anthropic", { toolInput: () => ({ id: "7" }) })
       try {
         const client = new Anthropic({ baseURL: standIn.url, apiKey: "test", maxRetries: 0 })
         const tools = right(ToolFormat.convert(specs, "anthropic"))
@@ -847,9 +848,9 @@ describe("official SDK clients against the stand-ins", () => {
     })
 
     it(`google generateContent${stream ? " (streaming)" : ""}`, async () => {
-      const standIn = await GoogleStandIn.start({
+      const standIn = await Testing.standIn("google", {
         toolInput: () => ({ id: "7" }),
-        answer: (r) => `The tool said: ${JSON.stringify(r)}`
+        answer: (r) => `The tool said: ${r}`
       })
       try {
         const client = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: standIn.url } })

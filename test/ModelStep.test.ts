@@ -14,11 +14,7 @@ import * as Client from "openreward-effect/Client"
 import * as Episode from "openreward-effect/Episode"
 import * as ModelStep from "openreward-effect/ModelStep"
 import * as Server from "openreward-effect/Server"
-import * as AnthropicStandIn from "../examples/standin/anthropic.js"
-import * as GoogleStandIn from "../examples/standin/google.js"
-import * as ChatStandIn from "../examples/standin/openaiChat.js"
-import * as ResponsesStandIn from "../examples/standin/openaiResponses.js"
-import type * as StandIn from "../examples/standin/server.js"
+import * as Testing from "openreward-effect/Testing"
 import { environments } from "../examples/support.js"
 import { layer } from "./utils/layer.js"
 
@@ -34,8 +30,7 @@ const TestLive = ClientLive.pipe(Layer.provideMerge(ServerLive), Layer.provide(N
 
 const reply = "Sorry for the wait: order #4411 is delayed at the carrier, tracking follows today."
 
-const standIn = (start: () => Promise<StandIn.StandIn>) =>
-  Effect.acquireRelease(Effect.promise(start), (s) => Effect.promise(() => s.close()))
+const standIn = Testing.scoped
 
 /** One episode on DialogueEnv's task with the given step. */
 const episode = (step: Episode.Step<ModelStep.StepError>) =>
@@ -48,14 +43,14 @@ const episode = (step: Episode.Step<ModelStep.StepError>) =>
 
 const cases: ReadonlyArray<{
   readonly name: string
-  readonly start: () => Promise<StandIn.StandIn>
+  readonly start: () => Promise<Testing.StandIn>
   readonly step: (url: string, stream: boolean) => Episode.Step<ModelStep.StepError>
   /** The request's tool list, in the API's own shape, as the stand-in received it. */
   readonly toolName: (body: any) => unknown
 }> = [
   {
     name: "openAiChat",
-    start: () => ChatStandIn.start({ toolInput: () => ({ answer: reply }) }),
+    start: () => Testing.standIn("openai-chat", { toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openAiChat(new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }), { model: "m" }, {
         stream
@@ -64,7 +59,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "openRouter",
-    start: () => ChatStandIn.start({ toolInput: () => ({ answer: reply }) }),
+    start: () => Testing.standIn("openrouter", { toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openRouter(new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }), { model: "m" }, {
         stream
@@ -73,7 +68,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "openAiResponses",
-    start: () => ResponsesStandIn.start({ toolInput: () => ({ answer: reply }) }),
+    start: () => Testing.standIn("openai-responses", { toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.openAiResponses(
         new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0 }),
@@ -84,7 +79,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "anthropic",
-    start: () => AnthropicStandIn.start({ toolInput: () => ({ answer: reply }) }),
+    start: () => Testing.standIn("anthropic", { toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.anthropic(new Anthropic({ baseURL: url, apiKey: "k", maxRetries: 0 }), {
         model: "m",
@@ -94,7 +89,7 @@ const cases: ReadonlyArray<{
   },
   {
     name: "google",
-    start: () => GoogleStandIn.start({ toolInput: () => ({ answer: reply }) }),
+    start: () => Testing.standIn("google", { toolInput: () => ({ answer: reply }) }),
     step: (url, stream) =>
       ModelStep.google(new GoogleGenAI({ apiKey: "k", httpOptions: { baseUrl: url } }), {
         model: "gemini-2.5-flash",
@@ -127,9 +122,8 @@ layer(TestLive, { timeout: 30_000 })("ModelStep", (it) => {
 
   it.scoped("a failed call is a ModelCallFailed with the status and no stack, ending the episode", () =>
     Effect.gen(function*() {
-      const { start } = yield* Effect.promise(() => import("../examples/standin/server.js"))
       const model = yield* standIn(() =>
-        start(() => ({
+        Testing.loopback(() => ({
           _tag: "json",
           status: 401,
           body: { error: { message: "bad key", type: "invalid_request_error" } }

@@ -30,7 +30,8 @@ import {
 } from "openreward-effect"
 import * as Client from "openreward-effect/Client"
 import * as Server from "openreward-effect/Server"
-import * as StandIn from "../examples/standin/openaiResponses.js"
+import * as Testing from "openreward-effect/Testing"
+import * as StandIn from "../src/internal/testing/openaiResponses.js"
 
 const right = <A, E>(either: Either.Either<A, E>): A => {
   if (Either.isLeft(either)) assert.fail(`expected Right, got ${String(either.left)}`)
@@ -179,7 +180,7 @@ describe("OpenAiResponsesFormat.decodeStream", () => {
     tools: [{ type: "function", name: "f" }]
   }
   const response = StandIn.answer(request, 3)
-  const events: Array<OpenAiTypes.ResponseStreamEvent> = StandIn.events(response)
+  const events = StandIn.events(response) as Array<OpenAiTypes.ResponseStreamEvent>
 
   it.effect("folds SDK-typed events into what decodeResponse gives for the final response", () =>
     Effect.gen(function*() {
@@ -260,9 +261,8 @@ describe("the official openai client against the stand-in", () => {
       Effect.gen(function*() {
         const { address } = yield* HttpServer.HttpServer
         const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : assert.fail("no port")
-        const standIn = yield* Effect.acquireRelease(
-          Effect.promise(() => StandIn.start({ toolInput: () => ({ id: "4411" }) })),
-          (s) => Effect.promise(() => s.close())
+        const standIn = yield* Testing.scoped(() =>
+          Testing.standIn("openai-responses", { toolInput: () => ({ id: "4411" }) })
         )
         const openai = new OpenAI({ apiKey: "test", baseURL: `${standIn.url}/v1`, maxRetries: 0 })
         const client = yield* Layer.build(
@@ -312,10 +312,7 @@ describe("the official openai client against the stand-in", () => {
 
   it.live("tools in the Chat Completions shape are a 400, as from the API; the matched request is not", () =>
     Effect.gen(function*() {
-      const standIn = yield* Effect.acquireRelease(
-        Effect.promise(() => StandIn.start()),
-        (s) => Effect.promise(() => s.close())
-      )
+      const standIn = yield* Testing.scoped(() => Testing.standIn("openai-responses"))
       const openai = new OpenAI({ apiKey: "test", baseURL: `${standIn.url}/v1`, maxRetries: 0 })
       const specs = [{ name: "lookup_order", description: "Find an order.", input_schema: null }]
       const chatTools = right(ToolFormat.convert(specs, "openai-compatible"))

@@ -18,27 +18,34 @@ const importsOf = (file: string): Array<string> => {
     found.push(match[1]!)
   }
   for (const match of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) found.push(match[1]!)
+  // a module loaded on demand (`Testing.serve`, the CLI's commands) is needed all the same
+  for (const match of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) found.push(match[1]!)
   return found
 }
 
 const packageOf = (specifier: string): string =>
   specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
-/** The packages (not `node:` built-ins) a module needs, through its relative imports. */
-const externalsOf = (file: string): ReadonlySet<string> => {
+/** The modules a module reaches through its relative imports, and the specifiers they import. */
+const reachOf = (file: string): { readonly externals: ReadonlySet<string>; readonly builtins: ReadonlySet<string> } => {
   const seen = new Set<string>()
   const externals = new Set<string>()
+  const builtins = new Set<string>()
   const visit = (current: string) => {
     if (seen.has(current)) return
     seen.add(current)
     for (const specifier of importsOf(current)) {
       if (specifier.startsWith(".")) visit(path.resolve(path.dirname(current), specifier.replace(/\.js$/, ".ts")))
-      else if (!specifier.startsWith("node:")) externals.add(packageOf(specifier))
+      else if (specifier.startsWith("node:")) builtins.add(specifier)
+      else externals.add(packageOf(specifier))
     }
   }
   visit(file)
-  return externals
+  return { externals, builtins }
 }
+
+/** The packages (not `node:` built-ins) a module needs, through its relative imports. */
+const externalsOf = (file: string): ReadonlySet<string> => reachOf(file).externals
 
 const modules = fs.readdirSync(src).filter((f) => f.endsWith(".ts") && f !== "index.ts").map((f) => f.slice(0, -3))
 const indexExports = new Set(
@@ -49,6 +56,14 @@ const indexExports = new Set(
 describe("package shape", () => {
   it("the index needs only effect", () => {
     assert.deepStrictEqual([...externalsOf(path.join(src, "index.ts"))], ["effect"])
+  })
+
+  it("the index needs no Node built-in either (it runs wherever effect runs)", () => {
+    assert.deepStrictEqual([...reachOf(path.join(src, "index.ts")).builtins], [])
+  })
+
+  it("the walk sees modules loaded on demand (Testing.serve loads the server's peers)", () => {
+    assert.includeMembers([...externalsOf(path.join(src, "Testing.ts"))], ["@effect/platform", "@effect/platform-node"])
   })
 
   for (const name of modules) {
@@ -87,6 +102,7 @@ describe("package manifest", () => {
     peerDependencies?: Record<string, string>
     peerDependenciesMeta?: Record<string, { optional?: boolean }>
     exports: Record<string, unknown>
+    typesVersions?: Record<string, Record<string, ReadonlyArray<string>>>
   }
 
   it("requires nothing but effect: every other peer is optional and there are no dependencies", () => {
@@ -96,6 +112,11 @@ describe("package manifest", () => {
         assert.isTrue(manifest.peerDependenciesMeta?.[peer]?.optional, `${peer} should be optional`)
       }
     }
+  })
+
+  it("typesVersions maps every public module to its declarations (TypeScript's node10 resolution ignores exports)", () => {
+    const expected = Object.fromEntries([...modules].sort().map((m) => [m, [`./dist/${m}.d.ts`]]))
+    assert.deepStrictEqual(manifest.typesVersions, { "*": expected })
   })
 
   it("exports neither the CLI entry, the internals nor a second index", () => {

@@ -1,11 +1,13 @@
 // A strict ESM consumer of the installed package (module nodenext, exactOptionalPropertyTypes,
-// skipLibCheck off): converts a conversation and matches every conversion error exhaustively.
+// skipLibCheck off): converts a conversation, matches every conversion error exhaustively, and uses
+// the throwing forms of openreward-effect/Throwing.
 // scripts/test-package.sh copies this file into an empty project with only openreward-effect and
 // effect installed, and writes handlers.ts from the package's own `ConversionError.tags`.
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
 import * as assert from "node:assert"
 import { Block, ConversionError, Format, Message } from "openreward-effect"
+import * as Throwing from "openreward-effect/Throwing"
 import { handlers } from "./handlers.js"
 
 const conversation = [
@@ -27,4 +29,11 @@ assert.strictEqual(describe(google.left), "UnsupportedBlock at message 1")
 const back = Format.convert({ role: "user", content: 1 }, { from: "openai", to: "canonical" })
 assert.ok(Either.isLeft(back) && ConversionError.isConversionError(back.left))
 assert.match(describe(back.left), /^MalformedInput/)
+// The throwing forms need nothing but effect either, and throw the tagged error itself.
+assert.deepStrictEqual(Throwing.encodeOrThrow("openai", [Message.user("Hi")]), [{ role: "user", content: "Hi" }])
+assert.throws(
+  () => Throwing.decodeOrThrow("openai", [{ role: "user", content: 1 }]),
+  (e: unknown) => ConversionError.isConversionError(e) && describe(e).startsWith("MalformedInput")
+)
+
 console.log("esm consumer ok:", ConversionError.tags.length, "error tags matched")

@@ -7,6 +7,11 @@
  *   ```text output (in a doc comment, inside the comment). test/Docs.test.ts fails when the shown
  *   output is not what the example prints, and when an example prints without showing it;
  *   `npm run docs:outputs` rewrites the shown outputs from what the examples print.
+ * - A fence marked ```ts file=NAME is saved as NAME, beside the other examples of its page, so they
+ *   can import it (`./NAME` with `.js`), as a reader saves it in their project.
+ * - A ```sh fence between an example saved as NAME and its output, naming NAME, is the command that
+ *   runs it (`npx tsx NAME`): the output shown after it is the example's. `npm run test:package` runs the commands of
+ *   docs/getting-started.md as written, in an empty project.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -21,6 +26,10 @@ export interface Snippet {
   readonly prefix: string
   /** The closing fence's line. */
   readonly closeLine: number
+  /** The file name the page saves it as (`ts file=NAME`), if any. */
+  readonly name: string | undefined
+  /** The line the output follows: the closing fence of the code, or of the command that runs it. */
+  readonly anchor: number
   /** The shown output, if any, and the lines it spans (opening fence to closing fence, inclusive). */
   readonly output: { readonly text: string; readonly from: number; readonly to: number } | undefined
 }
@@ -67,15 +76,42 @@ export const parse = (file: string, text: string): Array<Snippet & { readonly ru
     let close = i + 1
     while (close < lines.length && !syntax.close.test(lines[close]!)) close++
     const code = lines.slice(i + 1, close).map(syntax.strip).join("\n") + "\n"
-    let next = close + 1
-    while (next < lines.length && syntax.blank.test(lines[next]!)) next++
+    const nextFence = (from: number) => {
+      let next = from + 1
+      while (next < lines.length && syntax.blank.test(lines[next]!)) next++
+      return next
+    }
+    const name = /(?:^|\s)file=(\S+)/.exec(info)?.[1]
+    let anchor = close
+    let next = nextFence(close)
+    // the command that runs the example (```sh naming its file), then its output
+    if (name !== undefined && next < lines.length && /^```sh\s*$/.test(syntax.strip(lines[next]!).trim())) {
+      let end = next + 1
+      while (end < lines.length && !syntax.close.test(lines[end]!)) end++
+      const after = nextFence(end)
+      const runs = lines.slice(next + 1, end).some((l) => l.split(/\s+/).includes(name))
+      if (runs && after < lines.length && syntax.strip(lines[after]!).trim() === "```text output") {
+        anchor = end
+        next = after
+      }
+    }
     let output: Snippet["output"] = undefined
     if (next < lines.length && syntax.strip(lines[next]!).trim() === "```text output") {
       let end = next + 1
       while (end < lines.length && !syntax.close.test(lines[end]!)) end++
       output = { text: lines.slice(next + 1, end).map(syntax.strip).join("\n"), from: next, to: end }
     }
-    found.push({ file, line: i + 1, code, prefix, closeLine: close, output, run: !info.includes("no-run") })
+    found.push({
+      file,
+      line: i + 1,
+      code,
+      prefix,
+      closeLine: close,
+      name,
+      anchor,
+      output,
+      run: !info.includes("no-run")
+    })
     i = output?.to ?? close
   }
   return found
@@ -113,8 +149,9 @@ export const rewrite = (file: string, text: string, outputs: ReadonlyMap<number,
         `${snippet.prefix}\`\`\``
       ]
     if (snippet.output !== undefined) {
-      // Replace from the line after the code's closing fence through the old output's closing fence.
-      lines.splice(snippet.closeLine + 1, snippet.output.to - snippet.closeLine, ...block)
+      // Replace from the line after the anchor (the code's closing fence, or that of the command
+      // running it) through the old output's closing fence.
+      lines.splice(snippet.anchor + 1, snippet.output.to - snippet.anchor, ...block)
     } else {
       lines.splice(snippet.closeLine + 1, 0, ...block)
     }

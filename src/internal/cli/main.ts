@@ -9,6 +9,7 @@
  * @internal
  */
 import * as fs from "node:fs"
+import * as Peers from "../peers.js"
 import { version } from "../version.js"
 import * as Args from "./args.js"
 import type * as ServeModule from "./serve.js"
@@ -20,8 +21,8 @@ export interface Io {
   readonly stderr: NodeJS.WritableStream
 }
 
-/** The optional peers `serve` imports (the library and `convert` need only `effect`). */
-export const servePeers = ["@effect/platform", "@effect/platform-node", "@effect/experimental"]
+/** The optional peers `serve` imports (the library and `convert` need only `effect`), pinned. */
+export const servePeers = Peers.server
 
 /** Why `file` cannot be read, or `undefined` when it can. */
 const unreadable = (file: string): string | undefined => {
@@ -93,14 +94,9 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     try {
       Serve = await import("./serve.js")
     } catch (e) {
-      const missing = /Cannot find package '(@effect\/[a-z-]+)'/.exec(e instanceof Error ? e.message : "")
-      if (missing === null) throw e
-      io.stderr.write(
-        `${Args.program} serve: needs ${
-          missing[1]
-        }, an optional peer; install the server's peers next to the library:\n` +
-          `  npm install ${servePeers.join(" ")}\n`
-      )
+      const missing = Peers.missingPackage(e)
+      if (missing === undefined) throw e
+      io.stderr.write(`${Peers.hint(`${Args.program} serve:`, missing)}\n`)
       return 1
     }
     Serve.run({
