@@ -76,13 +76,29 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
 export const lastObjectWith = (
   text: string,
   key: string
+): Either.Either<{ readonly [key: string]: unknown }, string> =>
+  Either.mapLeft(
+    lastObjectWithAny(text, [key]),
+    () => `the reply does not end with a JSON object that has a "${key}" key`
+  )
+
+/**
+ * The last flat JSON object in `text` that has one of `keys`, or why there is none.
+ *
+ * @internal
+ */
+export const lastObjectWithAny = (
+  text: string,
+  keys: ReadonlyArray<string>
 ): Either.Either<{ readonly [key: string]: unknown }, string> => {
   const matches = text.match(flatObject) ?? []
   for (let i = matches.length - 1; i >= 0; i--) {
     const value = loads(matches[i]!)
-    if (isRecord(value) && Object.prototype.hasOwnProperty.call(value, key)) return Either.right(value)
+    if (isRecord(value) && keys.some((key) => Object.prototype.hasOwnProperty.call(value, key))) {
+      return Either.right(value)
+    }
   }
-  return Either.left(`the reply does not end with a JSON object that has a "${key}" key`)
+  return Either.left(`the reply does not end with a JSON object with the keys ${keys.map((k) => `"${k}"`).join(", ")}`)
 }
 
 /** What Python's `str.strip()` removes: its whitespace, which is not quite JavaScript's. */
