@@ -38,7 +38,9 @@
  * import { Message } from "openreward-effect"
  * import * as Judge from "openreward-effect/Judge"
  *
- * // A stand-in model that always prefers the first candidate it is shown.
+ * // A stand-in model with pure position bias: it always prefers the candidate shown first. This
+ * // comparison was shown swapped (`ba`), so the judge's "A" is the caller's `b`: shuffling spreads
+ * // such a bias over both candidates instead of always favouring the first argument.
  * const model = LanguageModel.make({
  *   generateText: () => Effect.succeed([{ type: "text", text: 'A reads better.\n{"winner": "A", "confidence": 0.8}' }]),
  *   streamText: () => { throw new Error("unused") }

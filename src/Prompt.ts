@@ -124,7 +124,11 @@ const flattenInto = (message: Message.Message, out: Array<Block.ContentBlock>): 
  * ```
  *
  * ```text output
- * [ '[assistant]', '<think>Check the order.</think>', '[tool_call lookup] {"id": 7}' ]
+ * [
+ *   '[assistant]',
+ *   '<think>Check the order.</think>',
+ *   '[tool_call lookup] {"id": 7}'
+ * ]
  * ```
  *
  * @category conversions
