@@ -191,7 +191,7 @@ export interface BradleyTerryOptions {
   readonly prior?: number | undefined
   /** Stop when no log-strength moves more than this in an iteration (default 1e-10). */
   readonly tolerance?: number | undefined
-  /** Stop after this many iterations at the latest (default 10000). */
+  /** Stop after this many iterations at the latest (default 100). */
   readonly maxIterations?: number | undefined
 }
 
@@ -211,17 +211,50 @@ export interface BradleyTerryFit {
   readonly converged: boolean
 }
 
+/** The logistic function. */
+const sigmoid = (x: number): number => x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))
+
+/** `log(e^a + e^b)` without overflow. */
+const logAddExp = (a: number, b: number): number => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)))
+
+/** Solve `A x = b` for a symmetric positive definite `A` (row-major, n by n) by Cholesky. */
+const solve = (matrix: ReadonlyArray<number>, rhs: ReadonlyArray<number>, n: number): Array<number> => {
+  const l = new Array<number>(n * n).fill(0)
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let sum = matrix[i * n + j]!
+      for (let k = 0; k < j; k++) sum -= l[i * n + k]! * l[j * n + k]!
+      l[i * n + j] = i === j ? Math.sqrt(Math.max(sum, Number.MIN_VALUE)) : sum / l[j * n + j]!
+    }
+  }
+  const y = new Array<number>(n)
+  for (let i = 0; i < n; i++) {
+    let sum = rhs[i]!
+    for (let k = 0; k < i; k++) sum -= l[i * n + k]! * y[k]!
+    y[i] = sum / l[i * n + i]!
+  }
+  const x = new Array<number>(n)
+  for (let i = n - 1; i >= 0; i--) {
+    let sum = y[i]!
+    for (let k = i + 1; k < n; k++) sum -= l[k * n + i]! * x[k]!
+    x[i] = sum / l[i * n + i]!
+  }
+  return x
+}
+
 /**
  * The Bradley-Terry model fitted to the comparisons by maximum likelihood: candidate `i` beats `j`
  * with probability `p_i / (p_i + p_j)`. A tie counts as half a win for each side; a comparison of a
  * candidate with itself carries no information and is left out.
  *
- * The fit is Hunter's minorize-maximize iteration (2004), updating every strength at once,
- * `p_i <- (W_i + prior/2) / (sum_j n_ij / (p_i + p_j) + prior / (p_i + 1))`, from all strengths 1, until
- * no `log p_i` moves more than `tolerance` (or `maxIterations` runs). With a positive prior the
- * likelihood has exactly one maximum and the iteration converges to it. Each score is
- * `p_i / (p_i + g)`, `g` the geometric mean of the strengths: the probability of beating an average
- * member of the group, in (0, 1), 0.5 for everyone when nothing tells them apart.
+ * With the prior (each candidate plays `prior` virtual games, half won, against a reference player
+ * of strength 1) the log-likelihood in the log-strengths `log p_i` is strictly concave, so it has
+ * exactly one maximum. The fit is Newton's method on the log-strengths from all 0, each step halved
+ * until the likelihood rises (a backtracking line search), which converges to that maximum, and
+ * quadratically near it; it stops when no `log p_i` moves more than `tolerance` in an iteration (or
+ * after `maxIterations`). Each score is `p_i / (p_i + g)`, `g` the geometric mean of the strengths:
+ * the probability of beating an average member of the group, in (0, 1), 0.5 for everyone when
+ * nothing tells them apart.
  *
  * @category aggregators
  * @since 0.2.0
@@ -233,11 +266,11 @@ export const bradleyTerryFit = (
 ): BradleyTerryFit => {
   const prior = options?.prior ?? 1
   const tolerance = options?.tolerance ?? 1e-10
-  const maxIterations = options?.maxIterations ?? 10000
+  const maxIterations = options?.maxIterations ?? 100
   if (!(prior > 0) || !Number.isFinite(prior)) throw new RangeError("Ranking.bradleyTerry: prior must be positive")
   checkIndices(comparisons, n, "bradleyTerry")
+  // wins[i]: wins (ties as halves) plus the prior's half; games[i * n + j]: games between i and j
   const wins = new Array<number>(n).fill(prior / 2)
-  // games[i * n + j]: comparisons between i and j, either way round
   const games = new Array<number>(n * n).fill(0)
   for (const { i, j, verdict } of comparisons) {
     if (i === j) continue
@@ -250,30 +283,63 @@ export const bradleyTerryFit = (
       wins[j]! += 0.5
     }
   }
-  let strengths = new Array<number>(n).fill(1)
+  const logLikelihood = (theta: ReadonlyArray<number>): number => {
+    let sum = 0
+    for (let i = 0; i < n; i++) {
+      sum += wins[i]! * theta[i]! - prior * logAddExp(theta[i]!, 0)
+      for (let j = i + 1; j < n; j++) {
+        const g = games[i * n + j]!
+        if (g !== 0) sum -= g * logAddExp(theta[i]!, theta[j]!)
+      }
+    }
+    return sum
+  }
+  let theta = new Array<number>(n).fill(0)
+  let current = logLikelihood(theta)
   let iterations = 0
   let converged = n === 0
   while (!converged && iterations < maxIterations) {
     iterations++
-    const next = new Array<number>(n)
-    let moved = 0
+    // gradient, and the negated Hessian (a graph Laplacian plus the prior's positive diagonal)
+    const gradient = new Array<number>(n)
+    const curvature = new Array<number>(n * n).fill(0)
     for (let i = 0; i < n; i++) {
-      const p = strengths[i]!
-      let denominator = prior / (p + 1)
+      const s0 = sigmoid(theta[i]!)
+      let g = wins[i]! - prior * s0
+      let diagonal = prior * s0 * (1 - s0)
       for (let j = 0; j < n; j++) {
-        const g = games[i * n + j]!
-        if (g !== 0) denominator += g / (p + strengths[j]!)
+        const count = games[i * n + j]!
+        if (count === 0) continue
+        const s = sigmoid(theta[i]! - theta[j]!)
+        g -= count * s
+        const w = count * s * (1 - s)
+        diagonal += w
+        curvature[i * n + j] = -w
       }
-      const updated = wins[i]! / denominator
-      next[i] = updated
-      moved = Math.max(moved, Math.abs(Math.log(updated) - Math.log(p)))
+      gradient[i] = g
+      curvature[i * n + i] = diagonal
     }
-    strengths = next
+    const step = solve(curvature, gradient, n)
+    let scale = 1
+    let next = theta.map((t, i) => t + step[i]!)
+    let value = logLikelihood(next)
+    while (!(value >= current) && scale > 1e-12) {
+      scale /= 2
+      next = theta.map((t, i) => t + scale * step[i]!)
+      value = logLikelihood(next)
+    }
+    const moved = Math.max(0, ...step.map((d) => Math.abs(scale * d)))
+    theta = next
+    current = value
     converged = moved <= tolerance
   }
-  const meanLog = n === 0 ? 0 : strengths.reduce((sum, p) => sum + Math.log(p), 0) / n
-  const mean = Math.exp(meanLog)
-  return { scores: strengths.map((p) => p / (p + mean)), strengths, iterations, converged }
+  const meanLog = n === 0 ? 0 : theta.reduce((sum, t) => sum + t, 0) / n
+  return {
+    scores: theta.map((t) => sigmoid(t - meanLog)),
+    strengths: theta.map(Math.exp),
+    iterations,
+    converged
+  }
 }
 
 /**

@@ -231,6 +231,14 @@ describe("Ranking.bradleyTerry", () => {
     assert.throws(() => Ranking.bradleyTerry(sweep, 3, { prior: 0 }), RangeError)
   })
 
+  it("converges in a few Newton steps even when one candidate sweeps a large group", () => {
+    const sweep = Ranking.pairs(64).map(([i, j]) => ({ i, j, verdict: { winner: "a" as const } }))
+    const fit = Ranking.bradleyTerryFit(sweep, 64)
+    assert.isTrue(fit.converged)
+    assert.isAtMost(fit.iterations, 15)
+    for (let k = 1; k < 64; k++) assert.isBelow(fit.scores[k]!, fit.scores[k - 1]!)
+  })
+
   it("stops at maxIterations and says it did not converge", () => {
     const fit = Ranking.bradleyTerryFit(comparisonsOf([[0, 1, "a"], [1, 2, "a"]]), 3, { maxIterations: 2 })
     assert.strictEqual(fit.iterations, 2)
