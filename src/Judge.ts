@@ -1,6 +1,7 @@
 /**
  * Model judges for preference rewards, on whatever `@effect/ai` `LanguageModel` is provided (any
- * `@effect/ai` provider package, `openreward-effect/ChatModel`'s channel, or a test model). Import
+ * `@effect/ai` provider package, `openreward-effect/ChatModel`'s channel, an AI SDK model through
+ * `openreward-effect/AiSdkLanguageModel`, or a test model). Import
  * this module only where `@effect/ai` is installed; the package index does not load it.
  *
  * - The **pairwise** judge ({@link pairwise}) is shown the task and two candidates and says which is

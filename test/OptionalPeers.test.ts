@@ -1,7 +1,7 @@
 /**
  * The toolkit bridges' packages are optional peer dependencies: only `openreward-effect/EffectAi`,
- * `openreward-effect/AiSdk` and the modules built on `@effect/ai` (the judges, the grader and the
- * chat model channel) may load them. Walks the imports of every other public module and fails if
+ * `openreward-effect/AiSdk` and the modules built on `@effect/ai` (the judges, the grader, the
+ * chat model channel and the AI SDK model adapter) may load them. Walks the imports of every other public module and fails if
  * any reaches `@effect/ai*`, `ai` or `@ai-sdk/*` with a value (not `import type`) import.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -10,7 +10,7 @@ import * as path from "node:path"
 
 const src = path.resolve(__dirname, "..", "src")
 const peers = /^(@effect\/ai(-[a-z]+)?|ai|@ai-sdk\/[a-z-]+)(\/.*)?$/
-const bridges = new Set(["EffectAi.ts", "AiSdk.ts", "Judge.ts", "Grader.ts", "ChatModel.ts"])
+const bridges = new Set(["EffectAi.ts", "AiSdk.ts", "AiSdkLanguageModel.ts", "Judge.ts", "Grader.ts", "ChatModel.ts"])
 
 /** The specifiers a module loads at run time (type-only imports and exports left out). */
 const valueImports = (file: string): ReadonlyArray<string> => {

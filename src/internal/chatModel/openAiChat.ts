@@ -10,16 +10,15 @@
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
-import type * as Response from "@effect/ai/Response"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import type * as ModelResponse from "../../ModelResponse.js"
 import * as OpenAiFormat from "../../OpenAiFormat.js"
 import * as Prompt from "../effectAi/prompt.js"
+import { parts, streamParts } from "./parts.js"
 
 const module = "ChatModel"
 const method = "chatCompletion"
@@ -33,84 +32,6 @@ export interface Options {
   readonly model: string
   readonly maxTokens?: number | undefined
 }
-
-const finishReason = (reason: ModelResponse.StopReason): Response.FinishReason => {
-  switch (reason) {
-    case "stop":
-      return "stop"
-    case "tool_calls":
-      return "tool-calls"
-    case "max_tokens":
-      return "length"
-    case "content_filter":
-    case "refusal":
-      return "content-filter"
-    case "pause":
-      return "pause"
-    case "other":
-      return "other"
-  }
-}
-
-const parts = (response: ModelResponse.ModelResponse): Array<Response.PartEncoded> => {
-  const out: Array<Response.PartEncoded> = [{
-    type: "response-metadata",
-    id: response.id,
-    modelId: response.model,
-    timestamp: undefined
-  }]
-  for (const block of response.message.blocks) {
-    switch (block.type) {
-      case "text":
-        out.push({ type: "text", text: block.text })
-        break
-      case "reasoning":
-        out.push({ type: "reasoning", text: block.text })
-        break
-      case "tool_call":
-        out.push({ type: "tool-call", id: block.id, name: block.name, params: block.input })
-        break
-      case "image":
-        out.push({ type: "file", mediaType: block.mimeType, data: block.data })
-        break
-    }
-  }
-  out.push({
-    type: "finish",
-    reason: finishReason(response.stopReason),
-    usage: {
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
-      totalTokens: response.usage.totalTokens,
-      reasoningTokens: response.usage.reasoningTokens,
-      cachedInputTokens: response.usage.cachedInputTokens
-    }
-  })
-  return out
-}
-
-/** The parts of a whole answer as the stream parts a streaming call yields: each text and reasoning part in one delta. */
-const streamParts = (whole: ReadonlyArray<Response.PartEncoded>): Array<Response.StreamPartEncoded> =>
-  whole.flatMap((part, k): Array<Response.StreamPartEncoded> => {
-    const id = String(k)
-    switch (part.type) {
-      case "text":
-        return [{ type: "text-start", id }, { type: "text-delta", id, delta: part.text }, { type: "text-end", id }]
-      case "reasoning":
-        return [
-          { type: "reasoning-start", id },
-          { type: "reasoning-delta", id, delta: part.text },
-          { type: "reasoning-end", id }
-        ]
-      case "tool-call":
-      case "file":
-      case "response-metadata":
-      case "finish":
-        return [part]
-      default:
-        return []
-    }
-  })
 
 const malformedInput = (description: string) => new AiError.MalformedInput({ module, method, description })
 
