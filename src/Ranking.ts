@@ -251,7 +251,7 @@ const solve = (matrix: ReadonlyArray<number>, rhs: ReadonlyArray<number>, n: num
  * of strength 1) the log-likelihood in the log-strengths `log p_i` is strictly concave, so it has
  * exactly one maximum. The fit is Newton's method on the log-strengths from all 0, each step halved
  * until the likelihood rises (a backtracking line search), which converges to that maximum, and
- * quadratically near it; it stops when no `log p_i` moves more than `tolerance` in an iteration (or
+ * quadratically near it; it stops when the Newton step moves no `log p_i` more than `tolerance` (or
  * after `maxIterations`). Each score is `p_i / (p_i + g)`, `g` the geometric mean of the strengths:
  * the probability of beating an average member of the group, in (0, 1), 0.5 for everyone when
  * nothing tells them apart.
@@ -320,18 +320,21 @@ export const bradleyTerryFit = (
       curvature[i * n + i] = diagonal
     }
     const step = solve(curvature, gradient, n)
+    // The Newton step itself measures the distance to the maximum (quadratic convergence near it).
+    const size = step.reduce((max, d) => Math.max(max, Math.abs(d)), 0)
+    // Halve the step while the likelihood falls (beyond rounding: near the top it is flat).
+    const slack = 1e-12 * (1 + Math.abs(current))
     let scale = 1
     let next = theta.map((t, i) => t + step[i]!)
     let value = logLikelihood(next)
-    while (!(value >= current) && scale > 1e-12) {
+    while (!(value >= current - slack) && scale > 1e-12) {
       scale /= 2
       next = theta.map((t, i) => t + scale * step[i]!)
       value = logLikelihood(next)
     }
-    const moved = Math.max(0, ...step.map((d) => Math.abs(scale * d)))
     theta = next
-    current = value
-    converged = moved <= tolerance
+    current = Math.max(current, value)
+    converged = size <= tolerance
   }
   const meanLog = n === 0 ? 0 : theta.reduce((sum, t) => sum + t, 0) / n
   return {
