@@ -97,10 +97,46 @@ export const isPlain = (conversation: Conversation.Conversation): boolean => {
 export const flatten = (conversation: Conversation.Conversation): Prompt => {
   if (isPlain(conversation)) return conversation[0]!.blocks as Prompt
   const out: Array<Block.ContentBlock> = []
-  for (const message of conversation) {
-    out.push(Block.text(`[${message.role}]`, { detail: { role: message.role } }))
-    for (const block of message.blocks) flattenBlock(block, out)
-  }
+  for (const message of conversation) flattenInto(message, out)
+  return out
+}
+
+const flattenInto = (message: Message.Message, out: Array<Block.ContentBlock>): void => {
+  out.push(Block.text(`[${message.role}]`, { detail: { role: message.role } }))
+  for (const block of message.blocks) flattenBlock(block, out)
+}
+
+/**
+ * Render one message as {@link flatten} renders each message of a conversation: its `[role]`
+ * header block, then its blocks (reasoning as `<think>…</think>`, tool calls as
+ * `[tool_call name] {args}`, tool results as a header and their content). Unlike {@link flatten},
+ * a plain user message keeps its header. This is how the judges (`openreward-effect/Judge`) show a
+ * transcript, as the reference's judging toolkit does.
+ *
+ * @example
+ * ```ts
+ * import { Block, Message, Prompt } from "openreward-effect"
+ *
+ * const blocks = Prompt.flattenMessage(
+ *   Message.assistant([Block.reasoning("Check the order."), Block.toolCall("c1", "lookup", { id: 7 })])
+ * )
+ * console.log(blocks.map((b) => b.type === "text" ? b.text : "<image>"))
+ * ```
+ *
+ * ```text output
+ * [
+ *   '[assistant]',
+ *   '<think>Check the order.</think>',
+ *   '[tool_call lookup] {"id": 7}'
+ * ]
+ * ```
+ *
+ * @category conversions
+ * @since 0.2.0
+ */
+export const flattenMessage = (message: Message.Message): Prompt => {
+  const out: Array<Block.ContentBlock> = []
+  flattenInto(message, out)
   return out
 }
 

@@ -162,3 +162,11 @@ export * as Tool from "./Tool.js"
  * @since 0.2.0
  */
 export * as ModelResponse from "./ModelResponse.js"
+
+/**
+ * Ranking a group by pairwise comparisons: topologies (round robin, knockout) and aggregators (win
+ * rate, rank, Bradley-Terry).
+ *
+ * @since 0.2.0
+ */
+export * as Ranking from "./Ranking.js"

@@ -51,4 +51,13 @@ describe("examples", () => {
       "streaming: Finished after 1 turn(s), submit → reward 1"
     ])
   })
+
+  it("simulated-user.ts: a simulated user on the chat model channel, graded by a rubric in a terminal tool", async () => {
+    const lines = await run("../examples/simulated-user.ts")
+    assert.deepStrictEqual(lines, [
+      "customer: It's #4411, ordered two weeks ago.",
+      "resolve: reward 1, finished true",
+      "criteria: [{\"id\":\"resolved\",\"score\":1},{\"id\":\"courteous\",\"score\":1}]"
+    ])
+  })
 })

@@ -1,7 +1,8 @@
 /**
- * The toolkit bridges' packages are optional peer dependencies: only `openreward-effect/EffectAi`
- * and `openreward-effect/AiSdk` may load them. Walks the imports of every other public module and
- * fails if any reaches `@effect/ai*`, `ai` or `@ai-sdk/*` with a value (not `import type`) import.
+ * The toolkit bridges' packages are optional peer dependencies: only `openreward-effect/EffectAi`,
+ * `openreward-effect/AiSdk` and the modules built on `@effect/ai` (the judges, the grader, the
+ * chat model channel and the AI SDK model adapter) may load them. Walks the imports of every other public module and fails if
+ * any reaches `@effect/ai*`, `ai` or `@ai-sdk/*` with a value (not `import type`) import.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -9,7 +10,7 @@ import * as path from "node:path"
 
 const src = path.resolve(__dirname, "..", "src")
 const peers = /^(@effect\/ai(-[a-z]+)?|ai|@ai-sdk\/[a-z-]+)(\/.*)?$/
-const bridges = new Set(["EffectAi.ts", "AiSdk.ts"])
+const bridges = new Set(["EffectAi.ts", "AiSdk.ts", "AiSdkLanguageModel.ts", "Judge.ts", "Grader.ts", "ChatModel.ts"])
 
 /** The specifiers a module loads at run time (type-only imports and exports left out). */
 const valueImports = (file: string): ReadonlyArray<string> => {
@@ -40,14 +41,15 @@ const reach = (entry: string) => {
 }
 
 describe("optional peers", () => {
-  it("no public module other than the bridges loads @effect/ai, ai or @ai-sdk", () => {
+  it("no public module other than the bridges and the judging modules loads @effect/ai, ai or @ai-sdk", () => {
     const modules = fs.readdirSync(src).filter((f) => f.endsWith(".ts") && !bridges.has(f))
     assert.include(modules, "index.ts")
     for (const module of modules) assert.deepStrictEqual(reach(path.join(src, module)).peerHits, [], module)
   })
 
-  it("the bridges do load their toolkit (the walk sees value imports)", () => {
+  it("the bridges and the judges do load their toolkit (the walk sees value imports)", () => {
     assert.isNotEmpty(reach(path.join(src, "EffectAi.ts")).peerHits)
     assert.isNotEmpty(reach(path.join(src, "AiSdk.ts")).peerHits)
+    assert.isNotEmpty(reach(path.join(src, "Judge.ts")).peerHits)
   })
 })
