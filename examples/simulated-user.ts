@@ -39,9 +39,8 @@ import * as Grader from "openreward-effect/Grader"
 import type * as Judge from "openreward-effect/Judge"
 import * as Message from "openreward-effect/Message"
 import * as Server from "openreward-effect/Server"
+import * as Testing from "openreward-effect/Testing"
 import * as Tool from "openreward-effect/Tool"
-import * as OpenAiChat from "./standin/openaiChat.js"
-import * as StandIn from "./standin/server.js"
 
 // -----------------------------------------------------------------------------
 // the environment
@@ -145,13 +144,23 @@ export const SimulatedUserEnv = Environment.make<Task, typeof Task.Encoded, Stat
 // -----------------------------------------------------------------------------
 
 /** The stand-in model: a customer who gives the order number, or a grader who is pleased. */
-const channelStandIn = StandIn.start((request, index) => {
+const channelStandIn = Testing.loopback((request, index) => {
   const body = request.body as { messages: ReadonlyArray<{ role: string; content: unknown }> }
   const system = JSON.stringify(body.messages[0]?.content ?? "")
   const text = system.includes("rubric")
     ? "Clear and kind.\n{\"resolved\": 1, \"courteous\": 1}"
     : "It's #4411, ordered two weeks ago."
-  return { _tag: "json", body: OpenAiChat.completion(body, index, { answer: () => text }) }
+  // A Chat Completions answer, as the API sends it.
+  return {
+    _tag: "json",
+    body: {
+      id: `chatcmpl-${index}`,
+      object: "chat.completion",
+      created: 1_700_000_000,
+      model: "stand-in",
+      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }]
+    }
+  }
 })
 
 const program = Effect.gen(function*() {

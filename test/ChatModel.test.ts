@@ -19,10 +19,10 @@ import * as path from "node:path"
 import * as ChatModel from "openreward-effect/ChatModel"
 import type * as Environment from "openreward-effect/Environment"
 import * as Judge from "openreward-effect/Judge"
-import * as AnthropicStandIn from "../examples/standin/anthropic.js"
-import * as OpenAiChatStandIn from "../examples/standin/openaiChat.js"
-import * as OpenAiResponsesStandIn from "../examples/standin/openaiResponses.js"
-import * as StandIn from "../examples/standin/server.js"
+import * as Testing from "openreward-effect/Testing"
+import * as AnthropicStandIn from "../src/internal/testing/anthropic.js"
+import * as OpenAiChatStandIn from "../src/internal/testing/openaiChat.js"
+import * as OpenAiResponsesStandIn from "../src/internal/testing/openaiResponses.js"
 
 interface ChannelFixture {
   readonly settings: ReadonlyArray<{
@@ -163,12 +163,12 @@ describe("ChatModel.settings", () => {
 const standIn = (answer: string) =>
   Effect.acquireRelease(
     Effect.promise(() =>
-      StandIn.start((request, index) => {
+      Testing.loopback((request, index) => {
         if (request.path.endsWith("/chat/completions")) {
-          return OpenAiChatStandIn.route({ answer: () => answer, model: "judge-chat" })(request, index)
+          return OpenAiChatStandIn.api.scripted({ answer: () => answer, model: "judge-chat" })(request, index)
         }
-        if (request.path.endsWith("/responses")) return OpenAiResponsesStandIn.route()(request, index)
-        return AnthropicStandIn.route({ answer: () => answer })(request, index)
+        if (request.path.endsWith("/responses")) return OpenAiResponsesStandIn.api.scripted({})(request, index)
+        return AnthropicStandIn.api.scripted({ answer: () => answer })(request, index)
       })
     ),
     (s) => Effect.promise(() => s.close())
@@ -271,10 +271,10 @@ describe("ChatModel.layer against loopback stand-ins", () => {
 describe("ChatModel: the key never shows", () => {
   const key = "sk-SECRET-0123456789"
 
-  const failing = (route: StandIn.Route) =>
+  const failing = (route: Testing.Route) =>
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
-        Effect.promise(() => StandIn.start(route)),
+        Effect.promise(() => Testing.loopback(route)),
         (s) => Effect.promise(() => s.close())
       )
       const out: Array<unknown> = []
