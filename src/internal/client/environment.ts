@@ -106,6 +106,8 @@ const decodeToolList = (request: Transport.Request, body: Transport.Body) =>
       })
   )
 const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
+/** `/create`'s answer: the reference client does not read it; a server that answers it otherwise is broken. */
+const decodeCreated = decodeBody(Schema.Struct({ sid: Schema.NullOr(Schema.String) }))
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
@@ -442,11 +444,10 @@ export const makeEnvironment = (
           : { task_spec: source.spec, env_name: source.environmentName }),
         ...(options?.toolset === undefined ? {} : { toolset_name: options.toolset })
       }
-      const create = Transport.request(
-        config,
-        requestOf(Protocol.routes.create, undefined, { sid, deployment, body: createBody, secrets }),
-        settings.policies.requests,
-        "json"
+      const createRequest = requestOf(Protocol.routes.create, undefined, { sid, deployment, body: createBody, secrets })
+      const create = Effect.flatMap(
+        Transport.request(config, createRequest, settings.policies.requests, "json"),
+        (body) => decodeCreated(createRequest, body)
       )
       yield* Effect.acquireRelease(
         isTaskIndex(source) ? checkSplit(source.split, sid, prefix)(create) : create,

@@ -271,8 +271,8 @@ const send = (
         return yield* refuse("invalid-location", target.origin, target.href)
       }
       if (target.origin !== home) {
-        if (request.secrets !== undefined) return yield* refuse("secrets", target.origin, target.href)
         if (!config.allowedOrigins.has(target.origin)) return yield* refuse("other-origin", target.origin, target.href)
+        if (request.secrets !== undefined) return yield* refuse("secrets", target.origin, target.href)
       }
       if (redirects >= config.maxRedirects) return yield* refuse("too-many", target.origin, target.href)
       const toGet = response.status === 303 ||
@@ -477,7 +477,9 @@ export const request = <Expect extends "json" | "none">(
   policy: Retry.Policy,
   expect: Expect
 ): Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError> =>
-  retrying(request, policy, (attempts) =>
+  // Interruptible even where the caller is not (a scope's acquire or release), so that the
+  // deadline can end an attempt.
+  Effect.interruptible(retrying(request, policy, (attempts) =>
     Effect.scoped(Effect.gen(function*() {
       yield* Ref.update(attempts, (n) => n + 1)
       const response = yield* send(config, request, false, request.body)
@@ -505,7 +507,7 @@ export const request = <Expect extends "json" | "none">(
           })
       }),
       Effect.catchTag("Lost", (lost) => Effect.fail(retryableLost(request, lost)))
-    )) as Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError>
+    ))) as Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError>
 
 // -----------------------------------------------------------------------------
 // event streams
@@ -673,7 +675,9 @@ export const stream = (
         return result
       })).pipe(Effect.catchTag("Lost", lost))
 
-    const run = retrying(request, policy, attempt)
+    // Interruptible even where the caller is not (a scope's acquire or release), so that the
+    // deadlines below can end it.
+    const run = Effect.interruptible(retrying(request, policy, attempt))
     const timeout = options.timeout
     return !Duration.isFinite(timeout) ? run : Effect.timeoutFail(run, {
       duration: timeout,
