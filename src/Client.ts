@@ -9,7 +9,10 @@
  *   reading `OPENREWARD_API_KEY` and `OPENREWARD_URL` (or `OPENREWARD_SESSION_URL`) when no option
  *   says otherwise, as the reference does.
  * - `client.environment(name)` is a handle on one environment (`"name"` or `"namespace/name"`, with
- *   an optional `variant`).
+ *   an optional `variant`). Its first call asks the server which environments it serves: a listed
+ *   name selects that environment, a name or variant it does not serve is `UnknownEnvironment`.
+ * - Redirects are followed within the base URL's origin only (or to `allowedRedirectOrigins`), and
+ *   every answer is bounded in size and time: see docs/client.md.
  * - `environment.session(task)` is a **scoped resource**: it creates a session, keeps it alive with a
  *   ping every 10 seconds, and deletes it when the scope closes.
  * - `session.getMessages({ format })` returns the task's conversation, canonical or in a provider's
@@ -319,7 +322,11 @@ export interface Environment {
  * @since 0.1.0
  */
 export interface EnvironmentOptions {
-  /** The variant (an environment name on a multi-environment server). */
+  /**
+   * The variant (an environment name on a multi-environment server): requests go to
+   * `/{variant}/...`. A server that lists its environments must list it, else the handle's calls
+   * fail with `UnknownEnvironment`.
+   */
   readonly variant?: string | undefined
   /** Another server than the client's. */
   readonly baseUrl?: string | undefined
@@ -332,7 +339,12 @@ export interface EnvironmentOptions {
 export interface Service {
   /** The server URL environments use unless they say otherwise. */
   readonly baseUrl: string
-  /** A handle on an environment: `"name"` or `"namespace/name"`. */
+  /**
+   * A handle on an environment: `"name"` or `"namespace/name"` (sent as `X-Deployment`). When the
+   * server lists its environments (`/list_environments`, asked once per handle) and the name is one
+   * of them, requests go to that environment; a name it does not list is `UnknownEnvironment`,
+   * except `namespace/name`, the platform's naming, which then reaches the server's default.
+   */
   readonly environment: (name: string, options?: EnvironmentOptions) => Environment
 }
 
