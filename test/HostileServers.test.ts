@@ -134,6 +134,13 @@ const declaredHuge: Handler = (_request, response) => {
   every(response, 100, "1")
 }
 
+/** A 500 whose body never ends. */
+const endlessError: Handler = (_request, response) => {
+  response.writeHead(500, { "content-type": "text/plain" })
+  const piece = "Traceback ".repeat(4096)
+  flood(response, () => piece)
+}
+
 /** `Content-Length: 1000`, 20 bytes, then the connection is closed. */
 const closedMidBody: Handler = (_request, response) => {
   response.writeHead(200, { "content-type": "application/json", "content-length": 1000 })
@@ -220,6 +227,27 @@ const jsonCases: ReadonlyArray<Case> = [
     seconds: 20,
     says: "requestTimeout",
     only: ["tasks", "create", "prompt"]
+  },
+  {
+    name: "a 500 whose body never ends",
+    handler: endlessError,
+    tag: "HttpError",
+    requests: 1,
+    seconds: 10,
+    says: "cut at 65536 bytes",
+    only: ["tasks", "prompt"]
+  },
+  {
+    name: "a body dripping a byte at a time",
+    handler: (_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      every(response, 100, " ")
+    },
+    tag: "TransportError",
+    requests: 3,
+    seconds: 20,
+    says: "requestTimeout",
+    only: ["tasks", "prompt"]
   },
   {
     name: "a connection closed mid-body",
@@ -326,6 +354,14 @@ const streamCases: ReadonlyArray<Case & { readonly call?: Partial<Case> }> = [
     seconds: 10,
     says: "ended before its end event",
     call: { requests: 1, says: "could run it twice" }
+  },
+  {
+    name: "a 500 whose body never ends",
+    handler: endlessError,
+    tag: "HttpError",
+    requests: 1,
+    seconds: 10,
+    says: "cut at 65536 bytes"
   },
   {
     name: "endless chunk events",

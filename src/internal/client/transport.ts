@@ -330,13 +330,17 @@ const readBody = (
   )
 }
 
-/** The first `limit` bytes of a body, whatever its length; the rest is left unread. */
+/**
+ * The first `limit` bytes of a body, whatever its length, and what arrived within `within`; the
+ * rest is left unread.
+ */
 const readPrefix = (
   response: HttpClientResponse.HttpClientResponse,
-  limit: number
+  limit: number,
+  within: Duration.Duration
 ): Effect.Effect<{ readonly text: string; readonly truncated: boolean }> =>
   Stream.runFoldWhile(
-    response.stream,
+    Stream.interruptAfter(response.stream, within),
     { chunks: [], size: 0 } as Bytes,
     (acc: Bytes) => acc.size <= limit,
     (acc: Bytes, chunk: Uint8Array) => {
@@ -387,7 +391,7 @@ const statusFailure = (
   request: Request,
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<never, ClientError.HttpError | Retry.Retryable> =>
-  Effect.flatMap(readPrefix(response, errorBodyBytes), ({ text, truncated }): Effect.Effect<
+  Effect.flatMap(readPrefix(response, errorBodyBytes, config.heartbeat), ({ text, truncated }): Effect.Effect<
     never,
     ClientError.HttpError | Retry.Retryable
   > => {
