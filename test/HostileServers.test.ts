@@ -635,6 +635,33 @@ describe.concurrent("Redirects to another origin are refused before anything is 
   }
 })
 
+describe.concurrent("Background requests are held to the same rule", () => {
+  for (const api of ["Effect", "Promise"] as const) {
+    it.live(`${api}: pings, /delete and /delete_session redirected to another origin reach nothing there`, () =>
+      withServer((server) =>
+        withServer((other) =>
+          Effect.gen(function*() {
+            for (const route of ["/ping", "/delete", "/delete_session"]) {
+              server.on(`POST ${route}`, redirect(307, `http://127.0.0.1:${other.port}${route}`))
+            }
+            const { exit } = yield* attempt(api, {
+              effect: inSession(() => Effect.sleep("500 millis")),
+              promise: inSessionP(() => new Promise((resolve) => setTimeout(resolve, 500)))
+            }, settings(server.origin, { pingInterval: "100 millis" }))
+            // The session worked; its pings failed (RedirectRefused counts as a failed ping; five
+            // terminate the session, which sends /delete at once), and closing it ignored the
+            // refused deletes.
+            assert.isTrue(Exit.isSuccess(exit), Exit.isFailure(exit) ? String(exit.cause) : "")
+            assert.isAtLeast(server.count("POST /ping"), 2)
+            assert.isAtLeast(server.count("POST /delete"), 1)
+            assert.strictEqual(server.count("POST /delete_session"), 1)
+            assert.deepStrictEqual(other.hits, [])
+          })
+        )
+      ))
+  }
+})
+
 describe.concurrent("Redirects within the origin", () => {
   const semantics: ReadonlyArray<readonly [number, string, boolean]> = [
     [301, "GET", false],
