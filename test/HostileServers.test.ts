@@ -13,6 +13,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
@@ -33,10 +34,10 @@ const fast = { base: "10 millis", cap: "40 millis" } as const
 const settings = (baseUrl: string, extra?: Client.Options): Client.Options => ({
   baseUrl,
   apiKey: "sk-HOSTILE-key-0001",
-  heartbeatTimeout: "1 second",
-  createTimeout: "2 seconds",
-  callTimeout: "2 seconds",
-  requestTimeout: "1 second",
+  heartbeatTimeout: "5 seconds",
+  createTimeout: "20 seconds",
+  callTimeout: "20 seconds",
+  requestTimeout: "10 seconds",
   maxResponseBytes: 1024 * 1024,
   retry: { requests: fast, sessions: fast, calls: fast },
   ...extra
@@ -69,6 +70,8 @@ const inSessionP = (f: (session: OpenReward.Session) => Promise<unknown>) => asy
     await session.close()
   }
 }
+
+const inSessionOperation = { effect: inSession(() => Effect.void) }
 
 /** Run `operation` through one API; the failure it ends with, how long it took. */
 const attempt = (
@@ -152,14 +155,16 @@ interface Case {
   readonly name: string
   readonly handler: Handler
   readonly tag: ClientError.ClientError["_tag"]
-  /** Requests to the route, exactly, or at most (`{ atMost }`). */
-  readonly requests: number | { readonly atMost: number }
+  /** Requests to the route. */
+  readonly requests: number
   /** The stated time bound, in seconds. */
   readonly seconds: number
   /** A text the error's message contains. */
   readonly says?: string
   /** Only for these operations (the case exercises no route-specific code, and takes seconds). */
   readonly only?: ReadonlyArray<string>
+  /** Settings for the case: the deadline or heartbeat it runs into, shortened. */
+  readonly options?: Client.Options
 }
 
 /** Answers to a route that returns JSON. Plain requests are retried twice (3 requests) on a lost connection. */
@@ -226,7 +231,8 @@ const jsonCases: ReadonlyArray<Case> = [
     requests: 3,
     seconds: 20,
     says: "requestTimeout",
-    only: ["tasks", "create", "prompt"]
+    only: ["tasks", "create", "prompt"],
+    options: { requestTimeout: "1 second" }
   },
   {
     name: "a 500 whose body never ends",
@@ -247,7 +253,8 @@ const jsonCases: ReadonlyArray<Case> = [
     requests: 3,
     seconds: 20,
     says: "requestTimeout",
-    only: ["tasks", "prompt"]
+    only: ["tasks", "prompt"],
+    options: { requestTimeout: "1 second" }
   },
   {
     name: "a connection closed mid-body",
@@ -382,7 +389,8 @@ const streamCases: ReadonlyArray<Case & { readonly call?: Partial<Case> }> = [
     requests: 1,
     seconds: 15,
     says: "createTimeout",
-    call: { says: "callTimeout" }
+    call: { says: "callTimeout" },
+    options: { createTimeout: "2 seconds", callTimeout: "2 seconds" }
   },
   {
     name: "an end event dripping a byte at a time",
@@ -394,25 +402,29 @@ const streamCases: ReadonlyArray<Case & { readonly call?: Partial<Case> }> = [
     requests: 1,
     seconds: 15,
     says: "createTimeout",
-    call: { says: "callTimeout" }
+    call: { says: "callTimeout" },
+    options: { createTimeout: "2 seconds", callTimeout: "2 seconds" }
   },
   {
     name: "no answer at all",
     handler: () => {},
     tag: "TransportError",
-    // 1 s heartbeat per attempt against a 2 s deadline.
-    requests: { atMost: 4 },
-    seconds: 15,
-    call: { requests: 1, says: "no answer for 1s (heartbeatTimeout)" }
+    // A 1 s heartbeat per attempt: 4 attempts for /create_session; /call is not sent again.
+    requests: 4,
+    seconds: 20,
+    says: "after 3 retries",
+    call: { requests: 1, says: "no answer for 1s (heartbeatTimeout)" },
+    options: { heartbeatTimeout: "1 second" }
   },
   {
     name: "silence after the headers",
     handler: stream(() => {}),
     tag: "TransportError",
-    // 1 s heartbeat per attempt against a 2 s deadline.
-    requests: { atMost: 4 },
-    seconds: 15,
-    call: { requests: 1, says: "no data for 1s" }
+    requests: 4,
+    seconds: 20,
+    says: "after 3 retries",
+    call: { requests: 1, says: "no data for 1s" },
+    options: { heartbeatTimeout: "1 second" }
   },
   {
     name: "a cut right after the task_id, every time",
@@ -460,13 +472,12 @@ const check = (
   withServer((server) =>
     Effect.gen(function*() {
       server.on(operation.route, expected.handler)
-      const { exit, seconds } = yield* attempt(api, operation, settings(server.origin))
+      const { exit, seconds } = yield* attempt(api, operation, settings(server.origin, expected.options))
       const error = failureOf(exit)
       assert.strictEqual(error._tag, expected.tag, error.message)
       if (expected.says !== undefined) assert.include(error.message, expected.says)
       const requests = server.count(operation.route)
-      if (typeof expected.requests === "number") assert.strictEqual(requests, expected.requests, error.message)
-      else assert.isAtMost(requests, expected.requests.atMost)
+      assert.strictEqual(requests, expected.requests, error.message)
       assert.isAtMost(seconds, expected.seconds)
       if (error._tag === "MalformedResponse") {
         // It names the route and what came back.
@@ -482,7 +493,7 @@ describe.concurrent("Hostile answers to routes that return JSON", () => {
       if (api === "Promise" && operation.promise === undefined) continue
       for (const expected of jsonCases) {
         if (expected.only !== undefined && !expected.only.includes(name)) continue
-        it.live(`${api}: ${name} answered with ${expected.name}: ${expected.tag}, ${JSON.stringify(expected.requests)} request(s)`, () =>
+        it.live(`${api}: ${name} answered with ${expected.name}: ${expected.tag}, ${expected.requests} request(s)`, () =>
           check(api, operation, expected))
       }
     }
@@ -509,7 +520,7 @@ describe.concurrent("Hostile event streams", () => {
     for (const api of ["Effect", "Promise"] as const) {
       for (const base of streamCases) {
         const expected: Case = { ...base, ...(name === "call" ? base.call : {}) }
-        it.live(`${api}: ${name} answered with ${expected.name}: ${expected.tag}, ${JSON.stringify(expected.requests)} request(s)`, () =>
+        it.live(`${api}: ${name} answered with ${expected.name}: ${expected.tag}, ${expected.requests} request(s)`, () =>
           check(api, operation, expected))
       }
     }
@@ -547,18 +558,75 @@ describe.concurrent("Hostile event streams", () => {
             response.write(event("task_id", taskIdOf(body)))
             if (cuts === 7) return void response.end(event("end", toolResult))
             cuts++
-            // Keep-alives for 0.5 s (the heartbeat timeout is 0.3 s here), then the connection drops.
+            // Keep-alives for 0.9 s (the heartbeat timeout is 0.6 s here), then the connection drops.
             every(response, 50, ": ping\r\n\r\n")
-            setTimeout(() => response.socket?.destroy(), 500)
+            setTimeout(() => response.socket?.destroy(), 900)
           })
         )
         const { exit } = yield* attempt(
           "Effect",
           streamOperations.call!,
-          settings(server.origin, { callTimeout: "1 minute", heartbeatTimeout: "300 millis" })
+          settings(server.origin, { callTimeout: "1 minute", heartbeatTimeout: "600 millis" })
         )
         assert.isTrue(Exit.isSuccess(exit), Exit.isFailure(exit) ? String(exit.cause) : "")
         assert.strictEqual(server.count("POST /main/call"), 8)
+      })
+    ))
+})
+
+describe.concurrent("Deadlines inside a session's creation", () => {
+  it.live("a session interrupted while in use still sends /delete and /delete_session", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        const ready = yield* Deferred.make<void>()
+        const { exit } = yield* attempt("Effect", {
+          effect: (c) =>
+            Effect.raceFirst(
+              inSession(() => Effect.zipRight(Deferred.succeed(ready, undefined), Effect.never))(c),
+              Effect.zipRight(Deferred.await(ready), Effect.fail("interrupt the session"))
+            )
+        }, settings(server.origin))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.strictEqual(server.count("POST /delete"), 1)
+        assert.strictEqual(server.count("POST /delete_session"), 1)
+      })
+    ))
+
+  it.live("teardown requests have their deadline too: a /delete that hangs ends at requestTimeout", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        server.on("POST /delete", () => {})
+        const { exit, seconds } = yield* attempt(
+          "Effect",
+          inSessionOperation,
+          settings(server.origin, { requestTimeout: "1 second" })
+        )
+        assert.isTrue(Exit.isSuccess(exit))
+        // 3 attempts of 1 s, then /delete_session.
+        assert.strictEqual(server.count("POST /delete"), 3)
+        assert.strictEqual(server.count("POST /delete_session"), 1)
+        assert.isAtMost(seconds, 20)
+      })
+    ))
+
+  it.live("a session whose creation is interrupted while /create hangs is still torn down", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        const created = yield* Deferred.make<void>()
+        server.on("POST /create", () => Effect.runSync(Deferred.succeed(created, undefined)))
+        const { exit, seconds } = yield* attempt("Effect", {
+          effect: (c) =>
+            Effect.raceFirst(
+              inSession(() => Effect.void)(c),
+              Effect.zipRight(Deferred.await(created), Effect.fail("interrupt the creation"))
+            )
+        }, settings(server.origin, { requestTimeout: "1 minute" }))
+        assert.isTrue(Exit.isFailure(exit))
+        // Ended by the caller, not by the deadline.
+        assert.isAtMost(seconds, 30)
+        assert.strictEqual(server.count("POST /create"), 1)
+        assert.strictEqual(server.count("POST /delete"), 1)
+        assert.strictEqual(server.count("POST /delete_session"), 1)
       })
     ))
 })
@@ -652,7 +720,7 @@ describe.concurrent("Background requests are held to the same rule", () => {
             // terminate the session, which sends /delete at once), and closing it ignored the
             // refused deletes.
             assert.isTrue(Exit.isSuccess(exit), Exit.isFailure(exit) ? String(exit.cause) : "")
-            assert.isAtLeast(server.count("POST /ping"), 2)
+            assert.isAtLeast(server.count("POST /ping"), 1)
             assert.isAtLeast(server.count("POST /delete"), 1)
             assert.strictEqual(server.count("POST /delete_session"), 1)
             assert.deepStrictEqual(other.hits, [])

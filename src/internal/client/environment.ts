@@ -8,6 +8,7 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
@@ -279,7 +280,8 @@ export const makeEnvironment = (
   /** Run `f` with a throw-away session id, as the reference does for environment-level calls. */
   const withSid = <A, E>(f: (sid: string, prefix: string | undefined) => Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
-      createSid(undefined, {}),
+      // Interruptible, so that a caller's timeout ends a creation that hangs.
+      Effect.interruptible(createSid(undefined, {})),
       (sid) => Effect.flatMap(resolve(sid), ({ prefix }) => f(sid, prefix)),
       deleteSid
     )
@@ -428,7 +430,9 @@ export const makeEnvironment = (
     Effect.gen(function*() {
       const secrets = secretsHeader(options?.secrets)
       const creationBody = options?.envOverrides === undefined ? {} : { env: { ...options.envOverrides } }
-      const sid = yield* Effect.acquireRelease(createSid(secrets, creationBody), deleteSid)
+      // The steps are interruptible, so that a caller's timeout ends a creation that hangs; an
+      // interrupted `/create` may have reached the server, so the environment is deleted all the same.
+      const sid = yield* Effect.acquireRelease(Effect.interruptible(createSid(secrets, creationBody)), deleteSid)
       const { prefix } = yield* resolve(sid)
       const deleteEnvironment = Effect.ignore(
         Transport.request(
@@ -450,7 +454,9 @@ export const makeEnvironment = (
         (body) => decodeCreated(createRequest, body)
       )
       yield* Effect.acquireRelease(
-        isTaskIndex(source) ? checkSplit(source.split, sid, prefix)(create) : create,
+        Effect.interruptible(isTaskIndex(source) ? checkSplit(source.split, sid, prefix)(create) : create).pipe(
+          Effect.onExit((exit) => Exit.isInterrupted(exit) ? deleteEnvironment : Effect.void)
+        ),
         () => deleteEnvironment
       )
 

@@ -481,9 +481,7 @@ export const request = <Expect extends "json" | "none">(
   policy: Retry.Policy,
   expect: Expect
 ): Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError> =>
-  // Interruptible even where the caller is not (a scope's acquire or release), so that the
-  // deadline can end an attempt.
-  Effect.interruptible(retrying(request, policy, (attempts) =>
+  retrying(request, policy, (attempts) =>
     Effect.scoped(Effect.gen(function*() {
       yield* Ref.update(attempts, (n) => n + 1)
       const response = yield* send(config, request, false, request.body)
@@ -501,6 +499,10 @@ export const request = <Expect extends "json" | "none">(
       const body: Body = { json, contentType, excerpt: text.slice(0, excerptChars) }
       return body
     })).pipe(
+      // Interruptible even where the caller is not (a scope's acquire or release), so that the
+      // deadline can end the attempt. The timeout runs it in a fiber of its own, which an
+      // interruption of the caller (whose finalizers may be sending this very request) does not reach.
+      Effect.interruptible,
       Effect.timeoutFail({
         duration: config.requestTimeout,
         onTimeout: () =>
@@ -511,7 +513,7 @@ export const request = <Expect extends "json" | "none">(
           })
       }),
       Effect.catchTag("Lost", (lost) => Effect.fail(retryableLost(request, lost)))
-    ))) as Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError>
+    )) as Effect.Effect<Expect extends "json" ? Body : null, ClientError.RequestError>
 
 // -----------------------------------------------------------------------------
 // event streams
@@ -680,10 +682,10 @@ export const stream = (
       })).pipe(Effect.catchTag("Lost", lost))
 
     // Interruptible even where the caller is not (a scope's acquire or release), so that the
-    // deadlines below can end it.
-    const run = Effect.interruptible(retrying(request, policy, attempt))
+    // deadlines can end it; the overall timeout runs it in a fiber of its own (an infinite one never
+    // fires), which an interruption of the caller does not reach unless the caller can be interrupted.
     const timeout = options.timeout
-    return !Duration.isFinite(timeout) ? run : Effect.timeoutFail(run, {
+    return Effect.timeoutFail(Effect.interruptible(retrying(request, policy, attempt)), {
       duration: timeout,
       onTimeout: () => transportError(request, `timed out after ${Duration.format(timeout)} (${options.timeoutOption})`)
     })
