@@ -9,7 +9,10 @@
  *   reading `OPENREWARD_API_KEY` and `OPENREWARD_URL` (or `OPENREWARD_SESSION_URL`) when no option
  *   says otherwise, as the reference does.
  * - `client.environment(name)` is a handle on one environment (`"name"` or `"namespace/name"`, with
- *   an optional `variant`).
+ *   an optional `variant`). Its first call asks the server which environments it serves: a listed
+ *   name selects that environment, a name or variant it does not serve is `UnknownEnvironment`.
+ * - Redirects are followed within the base URL's origin only (or to `allowedRedirectOrigins`), and
+ *   every answer is bounded in size and time: see docs/client.md.
  * - `environment.session(task)` is a **scoped resource**: it creates a session, keeps it alive with a
  *   ping every 10 seconds, and deletes it when the scope closes.
  * - `session.getMessages({ format })` returns the task's conversation, canonical or in a provider's
@@ -276,24 +279,30 @@ export interface Environment {
   /** `namespace/name` or `name`: the `X-Deployment` header. */
   readonly deployment: string
   /** The environment's splits. */
-  readonly splits: Effect.Effect<ReadonlyArray<Protocol.Split>, ClientError.RequestError>
+  readonly splits: Effect.Effect<ReadonlyArray<Protocol.Split>, ClientError.EnvironmentError>
   /** Every task of a split. */
-  readonly tasks: (split: string) => Effect.Effect<ReadonlyArray<Task>, ClientError.RequestError>
+  readonly tasks: (
+    split: string
+  ) => Effect.Effect<ReadonlyArray<Task>, ClientError.EnvironmentError | ClientError.UnknownSplit>
   /** How many tasks a split has. */
-  readonly numTasks: (split: string) => Effect.Effect<number, ClientError.RequestError>
+  readonly numTasks: (split: string) => Effect.Effect<number, ClientError.EnvironmentError | ClientError.UnknownSplit>
   /** One task by index (negative indices count from the end, as in Python). */
-  readonly task: (split: string, index: number) => Effect.Effect<Task, ClientError.RequestError>
+  readonly task: (
+    split: string,
+    index: number
+  ) => Effect.Effect<Task, ClientError.EnvironmentError | ClientError.UnknownSplit>
   /** The tasks of `range(start, stop)`, with Python slice semantics. */
   readonly taskRange: (
     split: string,
     range?: { readonly start?: number | undefined; readonly stop?: number | undefined }
-  ) => Effect.Effect<ReadonlyArray<Task>, ClientError.RequestError>
+  ) => Effect.Effect<ReadonlyArray<Task>, ClientError.EnvironmentError | ClientError.UnknownSplit>
   /** The environment's shared tools (`/tools`), as listed or in a provider format. */
   readonly listTools: <F extends ToolsFormat = "none">(
     options?: { readonly format?: F } & ToolFormat.Options
   ) => Effect.Effect<
     Tools<F>,
-    F extends ToolFormat.Format ? ClientError.RequestError | ClientError.ConversionFailed : ClientError.RequestError
+    F extends ToolFormat.Format ? ClientError.EnvironmentError | ClientError.ConversionFailed
+      : ClientError.EnvironmentError
   >
   /**
    * A session on a task, from a {@link Task} or a `{ split, index }`, as a scoped resource: created
@@ -303,7 +312,7 @@ export interface Environment {
   readonly session: (
     source: Task | TaskIndex,
     options?: SessionOptions
-  ) => Effect.Effect<Session, ClientError.RequestError, Scope.Scope>
+  ) => Effect.Effect<Session, ClientError.EnvironmentError | ClientError.UnknownSplit, Scope.Scope>
 }
 
 /**
@@ -313,7 +322,11 @@ export interface Environment {
  * @since 0.1.0
  */
 export interface EnvironmentOptions {
-  /** The variant (an environment name on a multi-environment server). */
+  /**
+   * The variant (an environment name on a multi-environment server): requests go to
+   * `/{variant}/...`. A server that lists its environments must list it, else the handle's calls
+   * fail with `UnknownEnvironment`.
+   */
   readonly variant?: string | undefined
   /** Another server than the client's. */
   readonly baseUrl?: string | undefined
@@ -326,7 +339,12 @@ export interface EnvironmentOptions {
 export interface Service {
   /** The server URL environments use unless they say otherwise. */
   readonly baseUrl: string
-  /** A handle on an environment: `"name"` or `"namespace/name"`. */
+  /**
+   * A handle on an environment: `"name"` or `"namespace/name"` (sent as `X-Deployment`). When the
+   * server lists its environments (`/list_environments`, asked once per handle) and the name is one
+   * of them, requests go to that environment; a name it does not list is `UnknownEnvironment`,
+   * except `namespace/name`, the platform's naming, which then reaches the server's default.
+   */
   readonly environment: (name: string, options?: EnvironmentOptions) => Environment
 }
 
@@ -400,10 +418,41 @@ export interface Options {
   readonly pingInterval?: Duration.DurationInput | undefined
   /** Consecutive failed pings that terminate a session. Default 5. */
   readonly maxPingFailures?: number | undefined
-  /** An event stream silent for this long (no data, no keep-alive) is lost. Default 30 seconds. */
+  /**
+   * An event stream silent for this long (no data, no keep-alive), or whose answer does not start
+   * within it, is lost. Default 30 seconds.
+   */
   readonly heartbeatTimeout?: Duration.DurationInput | undefined
-  /** How long session creation may take in total. Default 30 minutes. */
+  /**
+   * How long creating a session id (`/create_session`) may take in total, retries included; also
+   * for the throw-away ids of environment-level calls. Default 30 minutes.
+   */
   readonly createTimeout?: Duration.DurationInput | undefined
+  /**
+   * How long one tool call (the `/call` stream, reconnects included) may take in total. A stream
+   * that keeps sending keep-alives or drips data never trips the heartbeat; this ends it. Default 1
+   * hour; `Duration.infinity` for none (the reference has none).
+   */
+  readonly callTimeout?: Duration.DurationInput | undefined
+  /**
+   * How long one attempt of a plain request may take, from sending it to the last byte of the
+   * answer. A session's first request waits for the environment's `setup`, so keep it generous.
+   * Default 10 minutes; a timed-out attempt is retried as a lost connection.
+   */
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  /**
+   * The largest answer read: a body, or the data of one event stream (its joined chunks, and any
+   * one event). Larger is a `MalformedResponse`, not retried. Default 64 MiB.
+   */
+  readonly maxResponseBytes?: number | undefined
+  /** Redirects followed in a row. Default 10. */
+  readonly maxRedirects?: number | undefined
+  /**
+   * Origins (`https://host:port`) other than the base URL's that a redirect may lead to, for
+   * deployments that redirect on purpose. `X-API-Key`, `X-Session-ID` and `X-Deployment` are sent
+   * there; a request that carries `X-Secrets` is never redirected to another origin. Default none.
+   */
+  readonly allowedRedirectOrigins?: ReadonlyArray<string> | undefined
   /** Retry settings; see {@link defaultRetry}. */
   readonly retry?: {
     /** Statuses worth retrying. A 500 is not: it is the environment's own code failing. */
@@ -440,17 +489,46 @@ const policy = (base: RetryPolicy, override: Partial<RetryPolicy> | undefined): 
 
 const optionalString = (name: string) => Config.option(Config.string(name))
 
+/** `https://Host:443/x` → `https://host`; a ConfigError for anything but an http(s) URL. */
+const originOption = (value: string): Effect.Effect<string, ConfigError.ConfigError> => {
+  try {
+    const url = new URL(value)
+    if (url.protocol === "http:" || url.protocol === "https:") return Effect.succeed(url.origin)
+  } catch {
+    // reported below
+  }
+  return Effect.fail(
+    ConfigError.InvalidData(
+      ["allowedRedirectOrigins"],
+      `Expected an http(s) origin, but received ${JSON.stringify(value)}`
+    )
+  )
+}
+
+const count = (name: string, value: number | undefined, fallback: number) =>
+  value === undefined
+    ? Effect.succeed(fallback)
+    : Number.isSafeInteger(value) && value >= 0
+    ? Effect.succeed(value)
+    : Effect.fail(ConfigError.InvalidData([name], `Expected a non-negative integer, but received ${value}`))
+
 /**
  * Build the client. Options left out are read from the environment (`OPENREWARD_API_KEY`,
- * `OPENREWARD_URL`, `OPENREWARD_SESSION_URL`, `OPENREWARD_API_URL`) through `Config`. Redirects are
- * followed keeping the method and body, as the reference server's `308`s require.
+ * `OPENREWARD_URL`, `OPENREWARD_SESSION_URL`, `OPENREWARD_API_URL`) through `Config`.
+ *
+ * Redirects are followed by the client itself, never by the `HttpClient`: within the base URL's
+ * origin (the reference server's `308`s to its default environment), or to an origin listed in
+ * `allowedRedirectOrigins`; anything else fails with `RedirectRefused` before a byte goes there.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<Service, ConfigError.ConfigError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const http = HttpClient.followRedirects(yield* HttpClient.HttpClient, 10)
+    const http = HttpClient.withScope(yield* HttpClient.HttpClient)
+    const allowedOrigins = new Set(yield* Effect.forEach(options?.allowedRedirectOrigins ?? [], originOption))
+    const maxRedirects = yield* count("maxRedirects", options?.maxRedirects, 10)
+    const maxResponseBytes = yield* count("maxResponseBytes", options?.maxResponseBytes, 64 * 1024 * 1024)
     const root = Option.getOrElse(yield* optionalString("OPENREWARD_URL"), () => "https://openreward.ai")
     const baseUrl = options?.baseUrl ?? (yield* Option.match(yield* optionalString("OPENREWARD_SESSION_URL"), {
       onSome: Effect.succeed,
@@ -479,7 +557,11 @@ export const make = (options?: Options): Effect.Effect<Service, ConfigError.Conf
         apiKey,
         userAgent: options?.userAgent ?? `openreward-effect/${Version.version}`,
         heartbeat: Duration.decode(options?.heartbeatTimeout ?? "30 seconds"),
-        retryStatuses: new Set(retry?.statuses ?? defaultRetry.statuses)
+        requestTimeout: Duration.decode(options?.requestTimeout ?? "10 minutes"),
+        retryStatuses: new Set(retry?.statuses ?? defaultRetry.statuses),
+        maxResponseBytes,
+        maxRedirects,
+        allowedOrigins
       },
       baseUrl,
       apiUrl,
@@ -487,6 +569,7 @@ export const make = (options?: Options): Effect.Effect<Service, ConfigError.Conf
       pingInterval: Duration.decode(options?.pingInterval ?? "10 seconds"),
       maxPingFailures: options?.maxPingFailures ?? 5,
       createTimeout: Duration.decode(options?.createTimeout ?? "30 minutes"),
+      callTimeout: Duration.decode(options?.callTimeout ?? "1 hour"),
       policies: {
         requests: policy(defaultRetry.requests, retry?.requests),
         sessions: policy(defaultRetry.sessions, retry?.sessions),

@@ -5,7 +5,10 @@
  * | ------------------- | ------------------------------------------------------------------------------------ |
  * | `HttpError`         | the server answered with an error status (after retries, where retrying applies)     |
  * | `TransportError`    | the connection failed or was lost, and retrying did not help or was not safe         |
- * | `MalformedResponse` | the server's answer does not follow the protocol                                     |
+ * | `MalformedResponse` | the server's answer does not follow the protocol (or is larger than the client reads) |
+ * | `RedirectRefused`   | the server redirected to another origin, or too many times; nothing was sent there   |
+ * | `UnknownEnvironment`| the server does not serve the environment or variant asked for; it lists what it does |
+ * | `UnknownSplit`      | the environment has no such split; it lists the splits it has                        |
  * | `ToolCallError`     | the server refused a tool call (unknown tool, bad input, episode finished); the session lives on |
  * | `ToolFailed`        | the tool ran and raised; the session is now terminated, as the reference SDK does    |
  * | `SessionTerminated` | the session is gone: a tool failed, pings failed, or the server answered 410         |
@@ -23,6 +26,9 @@
  *     HttpError: (e) => (e.status >= 500 ? "retry later" : `fix the request: ${e.detail}`),
  *     TransportError: () => "check the network",
  *     MalformedResponse: (e) => `server bug at ${e.url}`,
+ *     RedirectRefused: (e) => `allow ${e.to} only if you trust it`,
+ *     UnknownEnvironment: (e) => `pick one of ${e.served.join(", ")}`,
+ *     UnknownSplit: (e) => `pick one of ${e.splits.join(", ")}`,
  *     ToolCallError: (e) => `tell the model: ${e.detail}`,
  *     ToolFailed: () => "end the rollout",
  *     SessionTerminated: () => "start a new session",
@@ -103,8 +109,10 @@ export class TransportError extends Schema.TaggedError<TransportError>(
 }
 
 /**
- * The server's answer does not follow the protocol: not JSON, or JSON of the wrong shape. `path`
- * points into the response body.
+ * The server's answer does not follow the protocol: not JSON, JSON of the wrong shape, not an event
+ * stream where the route answers one, or larger than the client's `maxResponseBytes`. `route` is the
+ * protocol route (`/create_session`, `/tasks`, ...), `path` points into the response body, and
+ * `contentType` and `excerpt` (its first bytes, at most 200 characters) say what came back.
  *
  * @category errors
  * @since 0.1.0
@@ -114,14 +122,127 @@ export class MalformedResponse extends Schema.TaggedError<MalformedResponse>(
 )("MalformedResponse", {
   method: Schema.String,
   url: Schema.String,
+  route: Schema.String,
   path: ConversionError.Path,
-  reason: Schema.String
+  reason: Schema.String,
+  contentType: Schema.optional(Schema.String),
+  excerpt: Schema.optional(Schema.String)
 }) {
   /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     const at = this.path.length === 0 ? "" : ` at ${JSON.stringify(this.path)}`
-    return `${this.method} ${this.url}: malformed response${at}: ${this.reason}`
+    const what = [
+      ...(this.contentType === undefined ? [] : [`content-type ${JSON.stringify(this.contentType)}`]),
+      ...(this.excerpt === undefined ? [] : [`body ${JSON.stringify(this.excerpt)}`])
+    ]
+    return `${this.method} ${this.url}: malformed response${at}: ${this.reason}${
+      what.length === 0 ? "" : ` (${what.join(", ")})`
+    }`
+  }
+}
+
+/**
+ * Why a redirect was not followed:
+ *
+ * - `other-origin`: to an origin (scheme, host and port) other than the configured base URL's,
+ *   and not listed in the client's `allowedRedirectOrigins`;
+ * - `secrets`: to another origin, listed or not, by a request that carries `X-Secrets`, which is
+ *   sent to the configured base URL only;
+ * - `too-many`: more redirects in a row than the client's `maxRedirects`;
+ * - `invalid-location`: the `Location` header is not an `http:` or `https:` URL.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const RedirectRefusedReason = Schema.Literal("other-origin", "secrets", "too-many", "invalid-location")
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type RedirectRefusedReason = typeof RedirectRefusedReason.Type
+
+/**
+ * The server answered with a redirect the client does not follow (see {@link RedirectRefusedReason}).
+ * Nothing was sent to the redirect's target. `url` is the request as first sent, `from` the origin
+ * that answered the redirect, `to` the origin it pointed to and `location` the whole target.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class RedirectRefused extends Schema.TaggedError<RedirectRefused>(
+  "openreward-effect/ClientError/RedirectRefused"
+)("RedirectRefused", {
+  method: Schema.String,
+  url: Schema.String,
+  status: Schema.Number,
+  from: Schema.String,
+  to: Schema.String,
+  location: Schema.String,
+  reason: RedirectRefusedReason
+}) {
+  /** @since 0.2.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const why = this.reason === "other-origin"
+      ? "another origin (list it in allowedRedirectOrigins to follow it)"
+      : this.reason === "secrets"
+      ? "another origin, and the request carries X-Secrets, which goes to the configured base URL only"
+      : this.reason === "too-many"
+      ? "too many redirects (see maxRedirects)"
+      : "the Location is not an http(s) URL"
+    return `${this.method} ${this.url}: refused a ${this.status} redirect from ${this.from} to ${this.to}: ${why}`
+  }
+}
+
+/**
+ * The server lists the environments it serves (`/list_environments`), and the name or variant
+ * given to `client.environment` is not among them. `requested` is that name or variant, `served`
+ * what the server lists.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class UnknownEnvironment extends Schema.TaggedError<UnknownEnvironment>(
+  "openreward-effect/ClientError/UnknownEnvironment"
+)("UnknownEnvironment", {
+  url: Schema.String,
+  requested: Schema.String,
+  kind: Schema.Literal("name", "variant"),
+  served: Schema.Array(Schema.String)
+}) {
+  /** @since 0.2.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const served = this.served.length === 0 ? "nothing" : this.served.map((s) => JSON.stringify(s)).join(", ")
+    return `${this.url} does not serve the environment ${this.kind === "variant" ? "variant " : ""}${
+      JSON.stringify(this.requested)
+    }; it serves ${served}`
+  }
+}
+
+/**
+ * The environment has no split of that name (the server answered 400, and its `/splits` do not
+ * list it). `splits` are the splits it has.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class UnknownSplit extends Schema.TaggedError<UnknownSplit>("openreward-effect/ClientError/UnknownSplit")(
+  "UnknownSplit",
+  {
+    environment: Schema.String,
+    split: Schema.String,
+    splits: Schema.Array(Schema.String)
+  }
+) {
+  /** @since 0.2.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `environment ${JSON.stringify(this.environment)} has no split ${
+      JSON.stringify(this.split)
+    }; its splits are ${this.splits.length === 0 ? "none" : this.splits.map((s) => JSON.stringify(s)).join(", ")}`
   }
 }
 
@@ -237,7 +358,16 @@ export class ConversionFailed extends Schema.TaggedError<ConversionFailed>(
  * @category models
  * @since 0.1.0
  */
-export type RequestError = HttpError | TransportError | MalformedResponse
+export type RequestError = HttpError | TransportError | MalformedResponse | RedirectRefused
+
+/**
+ * What a call on an environment handle can fail with: any request's errors, and an environment the
+ * server does not serve.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type EnvironmentError = RequestError | UnknownEnvironment
 
 /**
  * What any call on a session can fail with.
@@ -257,6 +387,9 @@ export type ClientError =
   | HttpError
   | TransportError
   | MalformedResponse
+  | RedirectRefused
+  | UnknownEnvironment
+  | UnknownSplit
   | ToolCallError
   | ToolFailed
   | SessionTerminated
@@ -272,6 +405,9 @@ export const ClientError = Schema.Union(
   HttpError,
   TransportError,
   MalformedResponse,
+  RedirectRefused,
+  UnknownEnvironment,
+  UnknownSplit,
   ToolCallError,
   ToolFailed,
   SessionTerminated,
@@ -288,6 +424,9 @@ export const tags: ReadonlyArray<ClientError["_tag"]> = [
   "HttpError",
   "TransportError",
   "MalformedResponse",
+  "RedirectRefused",
+  "UnknownEnvironment",
+  "UnknownSplit",
   "ToolCallError",
   "ToolFailed",
   "SessionTerminated",

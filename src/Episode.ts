@@ -92,7 +92,11 @@ export type Stop<E = never> =
  * @category models
  * @since 0.2.0
  */
-export type EpisodeError = ClientError.SessionError | ClientError.ToolFailed
+export type EpisodeError =
+  | ClientError.SessionError
+  | ClientError.ToolFailed
+  | ClientError.UnknownEnvironment
+  | ClientError.UnknownSplit
 
 /**
  * A finished episode.

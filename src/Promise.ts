@@ -145,19 +145,10 @@ const settle = <A>(exit: Exit.Exit<A, unknown>): Promise<A> =>
   Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(rejection(exit.cause))
 
 /**
- * `fetch`, with a byte body sent as a `Blob`: Node's fetch detaches a `Uint8Array` body when it
- * sends it, so following a 307/308 (a server's redirect of `/tasks` to its default environment's
- * `/<env>/tasks`, as the reference answers) fails with "fetch failed"; a `Blob` can be sent again.
- */
-const replayableFetch: typeof globalThis.fetch = (input, init) =>
-  globalThis.fetch(
-    input,
-    init?.body instanceof Uint8Array ? { ...init, body: new Blob([init.body]) } : init
-  )
-
-/**
  * Connect to a server. Nothing is sent until the first call; configuration errors (a bad
- * `OPENREWARD_URL`, ...) reject the first call.
+ * `OPENREWARD_URL`, ...) reject the first call. Requests go through the Effect client, with its
+ * bounds and redirect policy: `fetch` is told not to follow redirects (`redirect: "manual"`), and
+ * the client follows them itself, within the base URL's origin or to `allowedRedirectOrigins`.
  *
  * @category constructors
  * @since 0.2.0
@@ -166,7 +157,7 @@ export const connect = (options?: Options): Client => {
   const runtime = ManagedRuntime.make(
     ClientModule.layer(options).pipe(
       Layer.provide(FetchHttpClient.layer),
-      Layer.provide(Layer.succeed(FetchHttpClient.Fetch, replayableFetch))
+      Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" }))
     )
   )
   const run = <A, E>(effect: Effect.Effect<A, E, ClientModule.Client>): Promise<A> =>
@@ -211,18 +202,21 @@ export const connect = (options?: Options): Client => {
   }
 
   const environment = (name: string, environmentOptions?: ClientModule.EnvironmentOptions): Environment => {
-    const resolved = ClientModule.environment(name, environmentOptions)
+    // One handle for every call, so that what it learns of the server (which environment the name
+    // selects) is asked once.
+    let handle: Promise<ClientModule.Environment> | undefined
+    const resolved = () => handle ??= run(ClientModule.environment(name, environmentOptions))
     const use = <A, E>(f: (env: ClientModule.Environment) => Effect.Effect<A, E, ClientModule.Client>) =>
-      run(Effect.flatMap(resolved, f))
+      resolved().then((env) => run(f(env)))
     return {
       name,
-      effect: () => run(resolved),
+      effect: resolved,
       splits: () => use((env) => env.splits),
       tasks: (split) => use((env) => env.tasks(split)),
       numTasks: (split) => use((env) => env.numTasks(split)),
       task: (split, index) => use((env) => env.task(split, index)),
       listTools: (o) => use((env) => env.listTools(o)),
-      session: async (source, sessionOptions) => makeSession(await run(resolved))(source, sessionOptions),
+      session: async (source, sessionOptions) => makeSession(await resolved())(source, sessionOptions),
       runEpisodes: (sources, step, o) =>
         use((env) =>
           Episode.runMany(env, sources, toStep(step), {

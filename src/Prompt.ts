@@ -181,6 +181,8 @@ export const decode = (input: unknown): Either.Either<Prompt, ConversionError.Ma
 
 /**
  * Decode prompt blocks as a client reads `/prompt`: blocks of other types are skipped and reported.
+ * An entry that is not a block object with a string `type` is a `MalformedInput`: it is not a block of
+ * some newer type, and skipping it would hide a broken answer.
  *
  * @category decoding
  * @since 0.1.0
@@ -198,9 +200,23 @@ const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, Co
   const skipped: Array<{ index: number; blockType: string }> = []
   for (let i = 0; i < input.length; i++) {
     const raw: unknown = input[i]
-    const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      return Either.left(
+        new ConversionError.MalformedInput({ format: "canonical", path: [i], reason: "expected a block object" })
+      )
+    }
+    const type = (raw as { type?: unknown }).type
+    if (typeof type !== "string") {
+      return Either.left(
+        new ConversionError.MalformedInput({
+          format: "canonical",
+          path: [i, "type"],
+          reason: "expected the block's type, a string"
+        })
+      )
+    }
     if (type !== "text" && type !== "image") {
-      skipped.push({ index: i, blockType: typeof type === "string" ? type : String(type) })
+      skipped.push({ index: i, blockType: type })
       continue
     }
     if (Canonical.isLenientContent(raw)) {

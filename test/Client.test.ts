@@ -139,12 +139,13 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
     it.effect("splits, tasks, numTasks, task and taskRange each use a throw-away session id", () =>
       Effect.gen(function*() {
         const { client, requests } = yield* TestServer.connect()
-        const env = client.environment("acme/dialogue")
+        // The platform's naming: a deployment name the server does not list, so bare paths.
+        const env = client.environment("acme/support-v2")
         assert.deepStrictEqual(yield* env.splits, [{ name: "train", type: "train" }, { name: "test", type: "test" }])
         const tasks = yield* env.tasks("train")
         assert.strictEqual(tasks.length, 3)
         assert.deepStrictEqual(tasks[0], {
-          serverName: "dialogue",
+          serverName: "support-v2",
           environmentName: "dialogue",
           namespace: "acme",
           spec: { id: "t0", question: "2+2" }
@@ -154,14 +155,15 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         assert.deepStrictEqual((yield* env.taskRange("train", { start: 1 })).map((t) => t.spec.id), ["t1", "t2"])
         assert.deepStrictEqual((yield* env.taskRange("train", { stop: 1 })).map((t) => t.spec.id), ["t0"])
 
-        // Every call opened a session id and released it.
+        // Every call opened a session id and released it; the first asked which environments the server serves.
         assert.strictEqual(requests("POST", "/create_session").length, 6)
         assert.strictEqual(requests("POST", "/delete_session").length, 6)
+        assert.strictEqual(requests("GET", "/list_environments").length, 1)
         // Bare paths: the server redirects them (308) to its default environment, method and body kept.
         const tasksCall = requests("POST", "/dialogue/tasks")
         assert.strictEqual(requests("POST", "/tasks").length, 1)
         assert.deepStrictEqual(tasksCall[0]?.body, { split: "train" })
-        assert.strictEqual(tasksCall[0]?.headers["x-deployment"], "acme/dialogue")
+        assert.strictEqual(tasksCall[0]?.headers["x-deployment"], "acme/support-v2")
         assert.strictEqual(tasksCall[0]?.headers["x-api-key"], "key-1")
         assert.match(tasksCall[0]?.headers["x-session-id"] ?? "", uuid)
         // Only the bounds given are sent.
@@ -197,12 +199,93 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
     it.effect("server errors: HttpError with the server's detail", () =>
       Effect.gen(function*() {
         const { baseUrl, client } = yield* TestServer.connect()
-        const error = failure(yield* Effect.exit(client.environment("dialogue").tasks("nope")))
+        const error = failure(yield* Effect.exit(client.environment("dialogue").task("train", 99)))
         assert.strictEqual(error._tag, "HttpError")
         if (error._tag !== "HttpError") return
         assert.strictEqual(error.status, 400)
-        assert.strictEqual(error.detail, "Invalid split")
-        assert.strictEqual(error.url, `${baseUrl}/tasks`)
+        assert.strictEqual(error.detail, "Invalid index")
+        assert.strictEqual(error.url, `${baseUrl}/dialogue/task`)
+      }))
+
+    it.effect("a name the server lists selects that environment, whichever is the default", () =>
+      Effect.gen(function*() {
+        const { client, requests } = yield* TestServer.connect()
+        // `plain` is not the server's default environment (`dialogue` is).
+        const env = client.environment("plain")
+        const [task] = yield* env.tasks("train")
+        assert.strictEqual(task?.environmentName, "plain")
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* env.session({ split: "train", index: 0 })
+          assert.deepStrictEqual(yield* session.getPrompt, TestServer.plainPrompt)
+        }))
+        assert.strictEqual(requests("POST", "/plain/tasks").length, 1)
+        assert.strictEqual(requests("POST", "/tasks").length, 0)
+        assert.deepStrictEqual(requests("POST", "/create")[0]?.body, { split: "train", index: 0, env_name: "plain" })
+        assert.strictEqual(requests("GET", "/plain/prompt").length, 1)
+        // Names are matched as the server looks them up, ignoring case; a namespace is the platform's.
+        yield* client.environment("acme/PLAIN").tasks("train")
+        assert.strictEqual(requests("POST", "/plain/tasks").length, 2)
+        assert.strictEqual(requests("POST", "/plain/tasks")[1]?.headers["x-deployment"], "acme/PLAIN")
+      }))
+
+    it.effect("a name or variant the server does not serve is UnknownEnvironment, listing what it serves", () =>
+      Effect.gen(function*() {
+        const { baseUrl, client, requests } = yield* TestServer.connect()
+        const typo = failure(yield* Effect.exit(client.environment("dialouge").splits))
+        assert.deepStrictEqual(
+          typo,
+          new ClientError.UnknownEnvironment({
+            url: baseUrl,
+            requested: "dialouge",
+            kind: "name",
+            served: ["dialogue", "plain"]
+          })
+        )
+        assert.strictEqual(
+          typo.message,
+          `${baseUrl} does not serve the environment "dialouge"; it serves "dialogue", "plain"`
+        )
+        const variant = failure(
+          yield* Effect.exit(Effect.scoped(
+            client.environment("dialogue", { variant: "nope" }).session({ split: "train", index: 0 })
+          ))
+        )
+        assert.deepStrictEqual(
+          variant,
+          new ClientError.UnknownEnvironment({
+            url: baseUrl,
+            requested: "nope",
+            kind: "variant",
+            served: ["dialogue", "plain"]
+          })
+        )
+        // Nothing reached an environment route, and every session id was released.
+        assert.strictEqual(requests("POST", "/create").length, 0)
+        assert.strictEqual(requests("GET", "/splits").length + requests("GET", "/dialogue/splits").length, 0)
+        assert.strictEqual(requests("POST", "/delete_session").length, requests("POST", "/create_session").length)
+      }))
+
+    it.effect("a split the environment does not have is UnknownSplit, listing its splits", () =>
+      Effect.gen(function*() {
+        const { client } = yield* TestServer.connect()
+        const env = client.environment("dialogue")
+        const expected = new ClientError.UnknownSplit({
+          environment: "dialogue",
+          split: "tset",
+          splits: ["train", "test"]
+        })
+        assert.deepStrictEqual(failure(yield* Effect.exit(env.tasks("tset"))), expected)
+        assert.deepStrictEqual(failure(yield* Effect.exit(env.numTasks("tset"))), expected)
+        assert.deepStrictEqual(failure(yield* Effect.exit(env.task("tset", 0))), expected)
+        assert.deepStrictEqual(failure(yield* Effect.exit(env.taskRange("tset"))), expected)
+        assert.deepStrictEqual(
+          failure(yield* Effect.exit(Effect.scoped(env.session({ split: "tset", index: 0 })))),
+          expected
+        )
+        assert.strictEqual(
+          expected.message,
+          `environment "dialogue" has no split "tset"; its splits are "train", "test"`
+        )
       }))
   })
 
@@ -218,6 +301,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         }))
         assert.deepStrictEqual(paths(), [
           "POST /create_session",
+          "GET /list_environments",
           "POST /create",
           "POST /ping",
           "POST /ping",
@@ -225,7 +309,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
           "POST /delete",
           "POST /delete_session"
         ])
-        assert.deepStrictEqual(requests("POST", "/create")[0]?.body, { split: "train", index: 1 })
+        assert.deepStrictEqual(requests("POST", "/create")[0]?.body, { split: "train", index: 1, env_name: "dialogue" })
         // The server no longer holds the session.
         assert.deepStrictEqual(yield* send("POST", "/ping", sid), {
           status: 404,
@@ -303,7 +387,14 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
           ))
         )
         assert.strictEqual(error.message, `POST ${baseUrl}/create: HTTP 400: Invalid index`)
-        assert.deepStrictEqual(paths(), ["POST /create_session", "POST /create", "POST /delete_session"])
+        // The index is wrong, not the split: the splits are read to tell, and the 400 stands.
+        assert.deepStrictEqual(paths(), [
+          "POST /create_session",
+          "GET /list_environments",
+          "POST /create",
+          "GET /dialogue/splits",
+          "POST /delete_session"
+        ])
       }))
   })
 
@@ -328,8 +419,8 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         const read = yield* session.readMessages
         assert.strictEqual(read.source, "messages")
         assert.deepStrictEqual(read.skipped, [])
-        assert.strictEqual(requests("GET", "/messages").length, 2)
-        assert.strictEqual(requests("GET", "/prompt").length, 0)
+        assert.strictEqual(requests("GET", "/dialogue/messages").length, 2)
+        assert.strictEqual(requests("GET", "/dialogue/prompt").length, 0)
       }).pipe(Effect.scoped))
 
     it.effect("a format that cannot hold the conversation fails with ConversionFailed carrying the codec's error", () =>
@@ -383,7 +474,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         const { client, requests } = yield* TestServer.connect()
         const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
         assert.deepStrictEqual((yield* session.callTool("submit")).blocks, [Block.text("submitted")])
-        assert.deepStrictEqual(requests("POST", "/call")[0]?.body, { name: "submit", input: {} })
+        assert.deepStrictEqual(requests("POST", "/dialogue/call")[0]?.body, { name: "submit", input: {} })
         const output = yield* session.callTool("answer", { text: "4" })
         assert.deepStrictEqual(output, {
           blocks: [Block.text("you said 4")],
@@ -391,7 +482,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
           reward: 1,
           finished: true
         })
-        const call = requests("POST", "/call")[1]
+        const call = requests("POST", "/dialogue/call")[1]
         assert.deepStrictEqual(call?.body, { name: "answer", input: { text: "4" } })
         assert.strictEqual(call?.headers.accept, "text/event-stream")
         const after = failure(yield* Effect.exit(session.callTool("submit")))
@@ -494,7 +585,13 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         const { client } = yield* TestServer.connect()
         const unknown = failure(
           yield* Effect.exit(Effect.scoped(
-            client.environment("dialogue", { variant: "nope" }).session({ split: "train", index: 0 })
+            // A task naming an environment the server does not have: the server's own 404.
+            client.environment("acme/dialogue-v2").session({
+              spec: { id: "t0" },
+              environmentName: "nope",
+              serverName: "dialogue-v2",
+              namespace: "acme"
+            })
           ))
         )
         assert.strictEqual(unknown._tag === "HttpError" && unknown.status, 404)
@@ -539,7 +636,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("Real server", (it) => 
         const { client, requests } = yield* TestServer.connect({ apiKey: "" })
         yield* client.environment("dialogue").splits
         assert.strictEqual(requests("POST", "/create_session")[0]?.headers["x-api-key"], undefined)
-        assert.strictEqual(requests("GET", "/splits")[0]?.headers["x-api-key"], "")
+        assert.strictEqual(requests("GET", "/dialogue/splits")[0]?.headers["x-api-key"], "")
       }))
   })
 })
@@ -669,7 +766,7 @@ describe("Session.getPrompt and getMessages", () => {
           1,
           "hologram"
         ]])
-        assert.strictEqual(server.requests("GET", "/messages").length, 2)
+        assert.strictEqual(server.requests("GET", "/dialogue/messages").length, 2)
       }))
     )
   })
@@ -699,7 +796,8 @@ describe("Session.getPrompt and getMessages", () => {
     server.messages = false
     return run((client) =>
       Effect.scoped(Effect.gen(function*() {
-        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        // A platform deployment name the server does not list: bare paths, as the reference sends them.
+        const session = yield* client.environment("acme/dialogue-v2").session({ split: "train", index: 0 })
         assert.deepStrictEqual(yield* session.getMessages(), [Message.user("[flattened]")])
         assert.deepStrictEqual(paths(server).filter((p) => p !== "POST /ping").slice(-4), [
           "GET /messages",
@@ -915,17 +1013,23 @@ describe("Resuming /call", () => {
     )
   })
 
-  it.effect("a stream that keeps making progress is resumed beyond the retry count, each time after 0.5 s", () => {
+  it.effect("a stream cut right after its task_id every time: the policy's 5 retries, then a TransportError", () => {
     const { run, server } = setup()
     const drop = { kind: "drop-after-task-id" } as const
     server.fail("POST /dialogue/call", drop, drop, drop, drop, drop, drop, drop)
     return run((client) =>
       Effect.scoped(Effect.gen(function*() {
         const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
-        const fiber = yield* Effect.fork(session.callTool("answer", { text: "4" }))
-        yield* advance("3900 millis")
-        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 8)
-        assert.strictEqual((yield* Fiber.join(fiber)).reward, 1)
+        const fiber = yield* Effect.fork(Effect.exit(session.callTool("answer", { text: "4" })))
+        // The first cut brought the task_id (progress); the same task_id again is none: waits of
+        // 0.5, 1, 2, 4 and 8 s, six requests in all.
+        yield* advance("15 seconds")
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 5)
+        yield* advance("1 second")
+        const error = failure(yield* Fiber.join(fiber))
+        assert.strictEqual(error._tag, "TransportError")
+        assert.strictEqual(error._tag === "TransportError" && error.retries, 5)
+        assert.strictEqual(server.requests("POST", "/dialogue/call").length, 6)
         assert.strictEqual(server.runs.get("answer"), 1)
       }))
     )
@@ -1088,7 +1192,18 @@ describe("Error mapping", () => {
     const errors: ReadonlyArray<ClientError.ClientError> = [
       new ClientError.HttpError({ method: "GET", url: "u", status: 404, detail: "d" }),
       new ClientError.TransportError({ method: "POST", url: "u", reason: "r", retries: 2 }),
-      new ClientError.MalformedResponse({ method: "GET", url: "u", path: [0, "a"], reason: "r" }),
+      new ClientError.MalformedResponse({ method: "GET", url: "u", route: "/splits", path: [0, "a"], reason: "r" }),
+      new ClientError.RedirectRefused({
+        method: "POST",
+        url: "http://a/call",
+        status: 307,
+        from: "http://a",
+        to: "http://b",
+        location: "http://b/call",
+        reason: "other-origin"
+      }),
+      new ClientError.UnknownEnvironment({ url: "http://a", requested: "x", kind: "name", served: ["y"] }),
+      new ClientError.UnknownSplit({ environment: "e", split: "s", splits: ["train"] }),
       new ClientError.ToolCallError({ tool: "t", reason: "episode_finished", detail: "d" }),
       new ClientError.ToolFailed({ tool: "t", sid: "s", detail: "d" }),
       new ClientError.SessionTerminated({ sid: "s", reason: "r" }),
@@ -1103,6 +1218,26 @@ describe("Error mapping", () => {
       assert.isTrue(ClientError.isClientError(error))
     }
     assert.strictEqual(errors[1]!.message, "POST u: r (after 2 retries)")
+    assert.strictEqual(
+      errors[2]!.message,
+      "GET u: malformed response at [0,\"a\"]: r"
+    )
+    assert.strictEqual(
+      new ClientError.MalformedResponse({
+        method: "GET",
+        url: "u",
+        route: "/splits",
+        path: [],
+        reason: "not JSON",
+        contentType: "text/html",
+        excerpt: "<html>"
+      }).message,
+      "GET u: malformed response: not JSON (content-type \"text/html\", body \"<html>\")"
+    )
+    assert.strictEqual(
+      errors[3]!.message,
+      "POST http://a/call: refused a 307 redirect from http://a to http://b: another origin (list it in allowedRedirectOrigins to follow it)"
+    )
   })
 })
 

@@ -81,7 +81,7 @@ describe("Promise API", () => {
 
       const missing = await caught(client.environment("nosuchenv", { variant: "nosuchenv" }).splits())
       assert.isTrue(ClientError.isClientError(missing))
-      assert.strictEqual((missing as ClientError.ClientError)._tag, "HttpError")
+      assert.strictEqual((missing as ClientError.ClientError)._tag, "UnknownEnvironment")
     } finally {
       await client.close()
     }

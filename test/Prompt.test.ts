@@ -82,4 +82,14 @@ describe("Prompt.decode", () => {
     assert.deepStrictEqual(result.prompt, [Block.text("a")])
     assert.deepStrictEqual(result.skipped, [{ index: 0, blockType: "reasoning" }])
   })
+
+  it("an entry that is not a block object with a string type is malformed, not skipped", () => {
+    const path = (input: unknown) =>
+      Either.match(Prompt.decodeLenient(input), { onLeft: (e) => e.path, onRight: () => "ok" })
+    assert.deepStrictEqual(path([{ type: "text", text: "a" }, 1]), [1])
+    assert.deepStrictEqual(path([null]), [0])
+    assert.deepStrictEqual(path([[{ type: "text", text: "a" }]]), [0])
+    assert.deepStrictEqual(path([{ text: "a" }]), [0, "type"])
+    assert.deepStrictEqual(path([{ type: 3 }]), [0, "type"])
+  })
 })

@@ -109,7 +109,15 @@ export const tools: Json = [
 
 const envs = ["dialogue", "plain"] as const
 type Env = typeof envs[number]
-const rootRoutes = new Set(["health", "ping", "create", "delete", "create_session", "delete_session"])
+const rootRoutes = new Set([
+  "health",
+  "list_environments",
+  "ping",
+  "create",
+  "delete",
+  "create_session",
+  "delete_session"
+])
 
 const tasks: ReadonlyArray<Json> = [{ id: "t0", question: "2+2" }, { id: "t1", question: "3+3" }, { id: "t2" }]
 
@@ -216,6 +224,8 @@ export class FakeServer {
     switch (route) {
       case "health":
         return json({ status: "ok" })
+      case "list_environments":
+        return json([...envs])
       case "create_session": {
         const id = `sid-${++this.next}`
         return this.sse([["task_id", id], ["end", ""]])

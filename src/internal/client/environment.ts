@@ -8,6 +8,7 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
@@ -40,6 +41,7 @@ export interface Settings {
   readonly pingInterval: Duration.Duration
   readonly maxPingFailures: number
   readonly createTimeout: Duration.Duration
+  readonly callTimeout: Duration.Duration
   readonly policies: {
     readonly requests: Retry.Policy
     readonly sessions: Retry.Policy
@@ -53,26 +55,33 @@ export const trimUrl = (url: string): string => url.replace(/\/+$/, "")
 // response bodies
 // -----------------------------------------------------------------------------
 
-const malformed = (request: Transport.Request, path: ConversionError.Path, reason: string) =>
-  new ClientError.MalformedResponse({ method: request.method, url: request.url, path, reason })
+/** What came back, for a `MalformedResponse`: the body's content type and first characters. */
+interface Answer {
+  readonly contentType: string | undefined
+  readonly excerpt: string
+}
 
-const fromParseError = (request: Transport.Request, error: ParseResult.ParseError) => {
+const malformed = (request: Transport.Request, answer: Answer, path: ConversionError.Path, reason: string) =>
+  Transport.malformed(request, reason, { path, contentType: answer.contentType, excerpt: answer.excerpt })
+
+const fromParseError = (request: Transport.Request, answer: Answer, error: ParseResult.ParseError) => {
   const { message, path } = issueOf(error, "first")
-  return malformed(request, path, message)
+  return malformed(request, answer, path, message)
 }
 
 /** Decode a response body, or fail with `MalformedResponse` pointing into it. */
 const decodeBody = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
-  return (request: Transport.Request) => (body: unknown): Either.Either<A, ClientError.MalformedResponse> =>
-    Either.mapLeft(decode(body), (e) => fromParseError(request, e))
+  return (request: Transport.Request, body: Transport.Body): Either.Either<A, ClientError.MalformedResponse> =>
+    Either.mapLeft(decode(body.json), (e) => fromParseError(request, body, e))
 }
 
 const fromMalformedInput = (
   request: Transport.Request,
+  answer: Answer,
   prefix: ConversionError.Path,
   error: ConversionError.ConversionError
-) => malformed(request, [...prefix, ...error.path], error.message)
+) => malformed(request, answer, [...prefix, ...error.path], error.message)
 
 const decodeSplits = decodeBody(Schema.Array(Protocol.Split))
 const decodeTasks = decodeBody(
@@ -81,22 +90,25 @@ const decodeTasks = decodeBody(
 const decodeTask = decodeBody(Schema.Struct({ task: Json.JsonObject, env_name: Schema.optional(Schema.String) }))
 const decodeNumTasks = decodeBody(Schema.Struct({ num_tasks: Schema.Int }))
 const decodeListTools = decodeBody(Protocol.ListToolsOutput)
+const decodeEnvironments = decodeBody(Schema.Array(Schema.String))
 
 /**
  * `/tools` and `/task_tools`, validated by the Schema, with the tools read by `ToolFormat.decode`:
  * in the server's key order (the Schema decode puts declared keys first), which
  * `ToolFormat.convert` writes back as the reference does.
  */
-const decodeToolList = (request: Transport.Request) => (body: unknown) =>
+const decodeToolList = (request: Transport.Request, body: Transport.Body) =>
   Either.flatMap(
-    decodeListTools(request)(body),
+    decodeListTools(request, body),
     (list) =>
-      Either.match(ToolFormat.decode((body as { readonly tools: unknown }).tools), {
-        onLeft: (error) => Either.left(fromMalformedInput(request, ["tools"], error)),
+      Either.match(ToolFormat.decode((body.json as { readonly tools: unknown }).tools), {
+        onLeft: (error) => Either.left(fromMalformedInput(request, body, ["tools"], error)),
         onRight: (tools) => Either.right({ ...list, tools: tools as ReadonlyArray<Protocol.ToolSpec> })
       })
   )
 const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
+/** `/create`'s answer: the reference client does not read it; a server that answers it otherwise is broken. */
+const decodeCreated = decodeBody(Schema.Struct({ sid: Schema.NullOr(Schema.String) }))
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
@@ -163,24 +175,20 @@ export const makeEnvironment = (
   const envName = slash === -1 ? name : name.slice(slash + 1)
   const deployment = namespace === undefined ? envName : `${namespace}/${envName}`
   const variant = options?.variant
-  const url = (route: Protocol.Route) => `${baseUrl}${Protocol.routePath(route, variant)}`
+  const url = (route: Protocol.Route, prefix: string | undefined) => `${baseUrl}${Protocol.routePath(route, prefix)}`
+  const requestOf = (
+    route: Protocol.Route,
+    prefix: string | undefined,
+    fields: Omit<Transport.Request, "method" | "url" | "route">
+  ): Transport.Request => ({ method: route.method, url: url(route, prefix), route: `/${route.path}`, ...fields })
 
-  const createSid = (
-    headers: Transport.Request["headers"],
-    body: Transport.Request["body"],
-    timeout: Duration.Duration | undefined
-  ) => {
-    const request: Transport.Request = {
-      method: "POST",
-      url: url(Protocol.routes.createSession),
-      deployment,
-      body,
-      headers
-    }
+  const createSid = (secrets: string | undefined, body: Transport.Request["body"]) => {
+    const request = requestOf(Protocol.routes.createSession, undefined, { deployment, body, secrets })
     return Transport.stream(config, request, settings.policies.sessions, {
       resume: false,
       resumableOnly: false,
-      timeout
+      timeout: settings.createTimeout,
+      timeoutOption: "createTimeout"
     })
       .pipe(
         Effect.catchTag("Remote", (remote) =>
@@ -192,15 +200,20 @@ export const makeEnvironment = (
               retries: 0
             })
           )),
-        Effect.flatMap(({ taskId, value }) => {
+        Effect.flatMap((result) => {
           // Local servers name the session in the `task_id` event; the platform may answer `{"sid"}`.
-          const fromBody = decodeSid(request)(value)
+          const fromBody = decodeSid(request, { ...result, json: result.value })
           if (Either.isRight(fromBody)) return Effect.succeed(fromBody.right.sid)
-          return taskId === undefined || taskId === ""
+          return result.taskId === undefined || result.taskId === ""
             ? Effect.fail(
-              malformed(request, [], "no session id: neither a task_id event nor {\"sid\"} in the end data")
+              malformed(
+                request,
+                result,
+                [],
+                "no session id: neither a task_id event nor {\"sid\"} in the end data"
+              )
             )
-            : Effect.succeed(taskId)
+            : Effect.succeed(result.taskId)
         })
       )
   }
@@ -209,27 +222,130 @@ export const makeEnvironment = (
     Effect.ignore(
       Transport.request(
         config,
-        { method: "POST", url: url(Protocol.routes.deleteSession), sid },
+        requestOf(Protocol.routes.deleteSession, undefined, { sid }),
         settings.policies.requests,
         "none"
       )
     )
 
+  // ---------------------------------------------------------------------------
+  // which environment
+  // ---------------------------------------------------------------------------
+
+  /** The path prefix requests use: the variant, the name the server serves, or none (its default). */
+  let resolved: { readonly prefix: string | undefined } | undefined
+
+  const select = (
+    served: Option.Option<ReadonlyArray<string>>
+  ): Effect.Effect<{ readonly prefix: string | undefined }, ClientError.UnknownEnvironment> => {
+    if (Option.isNone(served)) return Effect.succeed({ prefix: variant })
+    const list = served.value
+    const find = (wanted: string) => list.find((s) => s.toLowerCase() === wanted.toLowerCase())
+    const unknown = (requested: string, kind: "name" | "variant") =>
+      Effect.fail(new ClientError.UnknownEnvironment({ url: baseUrl, requested, kind, served: list }))
+    if (variant !== undefined) {
+      return find(variant) === undefined
+        ? unknown(variant, "variant")
+        : Effect.succeed({ prefix: variant })
+    }
+    const listed = find(envName)
+    if (listed !== undefined) return Effect.succeed({ prefix: listed })
+    // `namespace/name` is the platform's naming: the deployment, not necessarily an environment the server lists.
+    return namespace === undefined ? unknown(envName, "name") : Effect.succeed({ prefix: undefined })
+  }
+
+  /**
+   * Ask the server which environments it serves (once per handle), and pick the one to use. A
+   * server that does not answer the list (an error status, or not a list of names) is used as the
+   * reference uses every server: the variant's paths, or bare paths without one.
+   */
+  const resolve = (sid: string) =>
+    Effect.suspend(() => {
+      if (resolved !== undefined) return Effect.succeed(resolved)
+      const request = requestOf(Protocol.routes.listEnvironments, undefined, { sid, deployment })
+      return Transport.request(config, request, settings.policies.requests, "json").pipe(
+        Effect.map((body) => Either.getRight(decodeEnvironments(request, body))),
+        Effect.catchIf(
+          (e): e is ClientError.HttpError | ClientError.MalformedResponse =>
+            e._tag === "HttpError" || e._tag === "MalformedResponse",
+          () => Effect.succeed(Option.none<ReadonlyArray<string>>())
+        ),
+        Effect.flatMap(select),
+        Effect.tap((r) => {
+          resolved = r
+        })
+      )
+    })
+
   /** Run `f` with a throw-away session id, as the reference does for environment-level calls. */
-  const withSid = <A, E>(f: (sid: string) => Effect.Effect<A, E>) =>
-    Effect.acquireUseRelease(createSid(undefined, {}, undefined), f, deleteSid)
+  const withSid = <A, E>(f: (sid: string, prefix: string | undefined) => Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      // Interruptible, so that a caller's timeout ends a creation that hangs.
+      Effect.interruptible(createSid(undefined, {})),
+      (sid) => Effect.flatMap(resolve(sid), ({ prefix }) => f(sid, prefix)),
+      deleteSid
+    )
+
+  /** The environment's splits, with a session id already made. */
+  const listSplits = (sid: string, prefix: string | undefined) => {
+    const request = requestOf(Protocol.routes.splits, prefix, { sid, deployment })
+    return Effect.flatMap(
+      Transport.request(config, request, settings.policies.requests, "json"),
+      (body) => decodeSplits(request, body)
+    )
+  }
+
+  /**
+   * A 400 to a request naming `split`: when the environment's splits do not include it, an
+   * `UnknownSplit` listing them; otherwise (or when the splits cannot be read) the 400 itself.
+   */
+  const checkSplit = (split: string, sid: string, prefix: string | undefined) =>
+  <A, E>(
+    effect: Effect.Effect<A, E>
+  ): Effect.Effect<A, E | ClientError.UnknownSplit> =>
+    Effect.catchAll(effect, (error): Effect.Effect<never, E | ClientError.UnknownSplit> => {
+      const status = error as { readonly _tag?: unknown; readonly status?: unknown }
+      if (status._tag !== "HttpError" || status.status !== 400) return Effect.fail(error)
+      return Effect.flatMap(Effect.either(listSplits(sid, prefix)), (splits): Effect.Effect<
+        never,
+        E | ClientError.UnknownSplit
+      > =>
+        Either.isRight(splits) && !splits.right.some((s) => s.name === split)
+          ? Effect.fail(
+            new ClientError.UnknownSplit({
+              environment: prefix ?? deployment,
+              split,
+              splits: splits.right.map((s) => s.name)
+            })
+          )
+          : Effect.fail(error))
+    })
 
   const call = <A>(
     route: Protocol.Route,
     body: Transport.Request["body"],
-    decode: (request: Transport.Request) => (json: unknown) => Either.Either<A, ClientError.MalformedResponse>
+    decode: (request: Transport.Request, body: Transport.Body) => Either.Either<A, ClientError.MalformedResponse>
   ) =>
-    withSid((sid) => {
-      const request: Transport.Request = { method: route.method, url: url(route), sid, deployment, body }
+    withSid((sid, prefix) => {
+      const request = requestOf(route, prefix, { sid, deployment, body })
       return Effect.flatMap(
         Transport.request(config, request, settings.policies.requests, "json"),
-        (json) => decode(request)(json)
+        (json) => decode(request, json)
       )
+    })
+
+  /** `call` for a route that takes a split, with a split the environment does not have as `UnknownSplit`. */
+  const callSplit = <A>(
+    route: Protocol.Route,
+    body: { readonly split: string; readonly [key: string]: unknown },
+    decode: (request: Transport.Request, body: Transport.Body) => Either.Either<A, ClientError.MalformedResponse>
+  ) =>
+    withSid((sid, prefix) => {
+      const request = requestOf(route, prefix, { sid, deployment, body })
+      return checkSplit(body.split, sid, prefix)(Effect.flatMap(
+        Transport.request(config, request, settings.policies.requests, "json"),
+        (json) => decode(request, json)
+      ))
     })
 
   const toTask = (environmentName: string | undefined) => (spec: Json.JsonObject): Client.Task => ({
@@ -247,13 +363,20 @@ export const makeEnvironment = (
     deployment,
     splits: call(Protocol.routes.splits, undefined, decodeSplits),
     tasks: (split) =>
-      Effect.map(call(Protocol.routes.tasks, { split }, decodeTasks), (res) => res.tasks.map(toTask(res.env_name))),
-    numTasks: (split) => Effect.map(call(Protocol.routes.numTasks, { split }, decodeNumTasks), (res) => res.num_tasks),
+      Effect.map(
+        callSplit(Protocol.routes.tasks, { split }, decodeTasks),
+        (res) => res.tasks.map(toTask(res.env_name))
+      ),
+    numTasks: (split) =>
+      Effect.map(callSplit(Protocol.routes.numTasks, { split }, decodeNumTasks), (res) => res.num_tasks),
     task: (split, index) =>
-      Effect.map(call(Protocol.routes.task, { split, index }, decodeTask), (res) => toTask(res.env_name)(res.task)),
+      Effect.map(
+        callSplit(Protocol.routes.task, { split, index }, decodeTask),
+        (res) => toTask(res.env_name)(res.task)
+      ),
     taskRange: (split, range) =>
       Effect.map(
-        call(Protocol.routes.taskRange, {
+        callSplit(Protocol.routes.taskRange, {
           split,
           ...(range?.start === undefined ? {} : { start: range.start }),
           ...(range?.stop === undefined ? {} : { stop: range.stop })
@@ -299,41 +422,40 @@ export const makeEnvironment = (
     self: Client.Environment,
     source: Client.Task | Client.TaskIndex,
     options: Client.SessionOptions | undefined
-  ): Effect.Effect<Client.Session, ClientError.RequestError, Scope.Scope> =>
+  ): Effect.Effect<
+    Client.Session,
+    ClientError.EnvironmentError | ClientError.UnknownSplit,
+    Scope.Scope
+  > =>
     Effect.gen(function*() {
-      const creationHeaders = { "X-Secrets": secretsHeader(options?.secrets) }
+      const secrets = secretsHeader(options?.secrets)
       const creationBody = options?.envOverrides === undefined ? {} : { env: { ...options.envOverrides } }
-      const sid = yield* Effect.acquireRelease(
-        createSid(creationHeaders, creationBody, settings.createTimeout),
-        deleteSid
-      )
+      // The steps are interruptible, so that a caller's timeout ends a creation that hangs; an
+      // interrupted `/create` may have reached the server, so the environment is deleted all the same.
+      const sid = yield* Effect.acquireRelease(Effect.interruptible(createSid(secrets, creationBody)), deleteSid)
+      const { prefix } = yield* resolve(sid)
       const deleteEnvironment = Effect.ignore(
         Transport.request(
           config,
-          { method: "POST", url: url(Protocol.routes.delete), sid },
+          requestOf(Protocol.routes.delete, undefined, { sid }),
           settings.policies.requests,
           "none"
         )
       )
       const createBody = {
         ...(isTaskIndex(source)
-          ? { split: source.split, index: source.index, ...(variant === undefined ? {} : { env_name: variant }) }
+          ? { split: source.split, index: source.index, ...(prefix === undefined ? {} : { env_name: prefix }) }
           : { task_spec: source.spec, env_name: source.environmentName }),
         ...(options?.toolset === undefined ? {} : { toolset_name: options.toolset })
       }
+      const createRequest = requestOf(Protocol.routes.create, undefined, { sid, deployment, body: createBody, secrets })
+      const create = Effect.flatMap(
+        Transport.request(config, createRequest, settings.policies.requests, "json"),
+        (body) => decodeCreated(createRequest, body)
+      )
       yield* Effect.acquireRelease(
-        Transport.request(
-          config,
-          {
-            method: "POST",
-            url: url(Protocol.routes.create),
-            sid,
-            deployment,
-            body: createBody,
-            headers: creationHeaders
-          },
-          settings.policies.requests,
-          "json"
+        Effect.interruptible(isTaskIndex(source) ? checkSplit(source.split, sid, prefix)(create) : create).pipe(
+          Effect.onExit((exit) => Exit.isInterrupted(exit) ? deleteEnvironment : Effect.void)
         ),
         () => deleteEnvironment
       )
@@ -344,7 +466,8 @@ export const makeEnvironment = (
         Effect.flatMap(Deferred.fail(dead, error), (first) =>
           first
             ? Effect.zipRight(
-              Effect.logWarning(error.message),
+              // The session id stays out of log lines: on the platform it is a credential for the session.
+              Effect.logWarning(`environment session terminated: ${error.reason}`),
               // Free the server's resources now rather than when the scope closes, as the reference does.
               Effect.asVoid(Effect.forkIn(deleteEnvironment, scope))
             )
@@ -372,19 +495,19 @@ export const makeEnvironment = (
           )
 
       const get = (route: Protocol.Route) => {
-        const request: Transport.Request = { method: route.method, url: url(route), sid, deployment }
+        const request = requestOf(route, prefix, { sid, deployment })
         return Effect.map(
           Transport.request(config, request, settings.policies.requests, "json"),
-          (json) => ({ request, json })
+          (body) => ({ request, body })
         )
       }
       const notFound = (e: ClientError.RequestError): e is ClientError.HttpError =>
         e._tag === "HttpError" && e.status === 404
 
       const readPrompt = Effect.gen(function*() {
-        const { json, request } = yield* get(Protocol.routes.prompt)
-        const decoded = Prompt.decodeLenient(json)
-        if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, [], decoded.left)
+        const { body, request } = yield* get(Protocol.routes.prompt)
+        const decoded = Prompt.decodeLenient(body.json)
+        if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, body, [], decoded.left)
         yield* logSkipped("the prompt", decoded.right.skipped)
         return decoded.right
       })
@@ -398,9 +521,9 @@ export const makeEnvironment = (
             Effect.catchIf(notFound, () => Effect.as(Ref.set(hasMessages, false), Option.none()))
           )
           if (Option.isSome(served)) {
-            const { json, request } = served.value
-            const decoded = Conversation.decodeLenient(json)
-            if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, [], decoded.left)
+            const { body, request } = served.value
+            const decoded = Conversation.decodeLenient(body.json)
+            if (Either.isLeft(decoded)) return yield* fromMalformedInput(request, body, [], decoded.left)
             yield* logSkipped("the messages", decoded.right.skipped)
             return { ...decoded.right, source: "messages" as const }
           }
@@ -428,8 +551,8 @@ export const makeEnvironment = (
             Effect.catchIf(notFound, () => Effect.as(Ref.set(hasTaskTools, false), Option.none()))
           )
           : Option.none()
-        const { json, request } = Option.isSome(served) ? served.value : yield* get(Protocol.routes.tools)
-        const list = yield* decodeToolList(request)(json)
+        const { body, request } = Option.isSome(served) ? served.value : yield* get(Protocol.routes.tools)
+        const list = yield* decodeToolList(request, body)
         yield* Ref.set(blockTypes, Option.some(list.message_block_types ?? Block.legacyTypes))
         return list
       })
@@ -446,21 +569,17 @@ export const makeEnvironment = (
               detail: `Tool input must be a dictionary, got ${typeName(input)}`
             })
           }
-          const request: Transport.Request = {
-            method: "POST",
-            url: url(Protocol.routes.call),
-            sid,
-            deployment,
-            body: { name, input }
-          }
-          const { value } = yield* Transport.stream(config, request, settings.policies.calls, {
+          const request = requestOf(Protocol.routes.call, prefix, { sid, deployment, body: { name, input } })
+          const answer = yield* Transport.stream(config, request, settings.policies.calls, {
             resume: true,
-            resumableOnly: true
+            resumableOnly: true,
+            timeout: settings.callTimeout,
+            timeoutOption: "callTimeout"
           }).pipe(
             Effect.catchTag("Remote", (remote) =>
               Effect.fail(new ClientError.ToolFailed({ tool: name, sid, detail: remote.detail })))
           )
-          const result = yield* decodeRunToolOutput(request)(value)
+          const result = yield* decodeRunToolOutput(request, { ...answer, json: answer.value })
           if (!result.ok) {
             return yield* new ClientError.ToolCallError({
               tool: name,
@@ -470,7 +589,7 @@ export const makeEnvironment = (
           }
           const blocks = Prompt.decodeLenient(result.output.blocks)
           if (Either.isLeft(blocks)) {
-            return yield* fromMalformedInput(request, ["output", "blocks"], blocks.left)
+            return yield* fromMalformedInput(request, answer, ["output", "blocks"], blocks.left)
           }
           yield* logSkipped(`the output of tool ${JSON.stringify(name)}`, blocks.right.skipped)
           const output: Protocol.ToolOutput = {
@@ -520,18 +639,14 @@ export const makeEnvironment = (
       // Keep the session alive: a ping every interval (start to start). A 410 terminates the session
       // at once; otherwise it takes `maxPingFailures` failures in a row (each one already retried).
       const failures = yield* Ref.make(0)
-      const ping = Transport.request(
-        config,
-        { method: "POST", url: url(Protocol.routes.ping), sid, deployment },
-        settings.policies.requests,
-        "none"
-      ).pipe(
+      const pingRequest = requestOf(Protocol.routes.ping, undefined, { sid, deployment })
+      const ping = Transport.request(config, pingRequest, settings.policies.requests, "none").pipe(
         Effect.timeoutFail({
           duration: "30 seconds",
           onTimeout: () =>
             new ClientError.TransportError({
               method: "POST",
-              url: url(Protocol.routes.ping),
+              url: pingRequest.url,
               reason: "timed out",
               retries: 0
             })

@@ -4,9 +4,12 @@
  * It follows the reference SDK (`openreward/api/_session/http.py`):
  * - a failed attempt waits `base · 2^(n-1)`, capped at `cap`, or the server's `Retry-After`
  *   (delta-seconds, also capped) when it sends one;
- * - at most `retries` retries, counted since the stream last made progress (a response that came
- *   back with an OK status resets the count, so a long `/call` that reconnects now and then is not
- *   cut short);
+ * - at most `retries` retries, counted since the last attempt that made progress. The reference
+ *   resets the count on every response with an OK status, so a server that answers `200` with
+ *   something useless (an HTML page, a stream cut after its `task_id`) is asked again forever; here
+ *   an attempt made progress only when it brought something new (the operation's first `task_id`)
+ *   or stayed up, receiving data, for a heartbeat timeout (transport.ts decides). A long `/call`
+ *   that loses its connection now and then is still not cut short;
  * - a server that answers "still starting" (`503` with `X-Backend-State: starting`) is waited for
  *   without counting retries, until `rideOut` has passed since the first failure.
  *

@@ -20,19 +20,22 @@ export interface Event {
   readonly data: string
 }
 
-/** The stream is not valid SSE (an event too large to hold). */
+/** The stream is not valid SSE: an event (or a line) larger than `maxEventSize` characters. */
 export interface Invalid {
   readonly _tag: "Invalid"
   readonly reason: string
 }
 
-/** Decode a byte stream into events. */
-export const events = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Event, E | Invalid, R> =>
+/** Decode a byte stream into events, holding at most `maxEventSize` characters of one pending event. */
+export const events = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  options: { readonly maxEventSize: number }
+): Stream.Stream<Event, E | Invalid, R> =>
   Stream.suspend(() => {
     let parsed: Array<Event> = []
     const parser = Sse.makeParser((event) => {
       if (event._tag === "Event") parsed.push({ event: event.event, data: event.data })
-    })
+    }, { maxEventSize: options.maxEventSize })
     let afterCr = false
     const feed = (text: string): Array<Event> | Invalid => {
       const chunk = afterCr && text.startsWith("\n") ? text.slice(1) : text

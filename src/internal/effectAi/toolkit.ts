@@ -26,6 +26,7 @@ export const Failure = Schema.Union(
   ClientError.HttpError,
   ClientError.TransportError,
   ClientError.MalformedResponse,
+  ClientError.RedirectRefused,
   ClientError.SessionTerminated
 )
 
