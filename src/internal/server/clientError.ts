@@ -171,8 +171,14 @@ export const harden = <S extends Http.Server>(server: S, options: Options): S =>
   server.on("clientError", listener)
   server.on("request", (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
     if (server.listenerCount("request") > 1) return
-    response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
-    response.end("{\"detail\":\"Server is shutting down\"}")
+    const body = "{\"detail\":\"Server is shutting down\"}"
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": body.length,
+      "retry-after": "1",
+      connection: "close"
+    })
+    response.end(body)
   })
   // A connection taken over by an upgrade leaves Node's HTTP handling and its timeouts: once its
   // answer is written and the connection ended (nothing here takes an upgrade), the client has

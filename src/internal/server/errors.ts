@@ -32,7 +32,10 @@ const encoder = new TextEncoder()
 
 /** JSON's escaping of a string's inside, with every character past ASCII as `\uXXXX` (Python's `json.dumps`). */
 const asciiJson = (text: string): string =>
-  JSON.stringify(text).slice(1, -1).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  JSON.stringify(text).slice(1, -1).replace(
+    /[^\x00-\x7f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
 
 const tryEncode = (encode: (text: string) => string, text: string): string => {
   try {

@@ -40,7 +40,8 @@ const isPlain = (u: object): boolean => {
 /**
  * `value` with every secret taken out: strings redacted, plain objects and arrays copied with their
  * contents redacted, errors copied with their message and stack redacted; any other object that
- * prints a secret is replaced by its printed form, redacted. What holds no secret is kept as it is.
+ * prints a secret is replaced by its printed form, redacted (and so is what nests deeper than 32
+ * levels). What holds no secret is kept as it is.
  *
  * @internal
  */
@@ -59,22 +60,28 @@ export const redactValue = (value: unknown, redact: Redact, depth = 0): unknown 
     if (stack !== undefined) copy.stack = stack
     return copy
   }
-  const printed = Inspectable.toStringUnknown(value, 0)
-  if (redact(printed) === printed) return value
-  if (depth < 32 && Array.isArray(value)) return value.map((item) => redactValue(item, redact, depth + 1))
+  if (depth < 32 && Array.isArray(value)) {
+    const items = value.map((item) => redactValue(item, redact, depth + 1))
+    return items.every((item, i) => item === value[i]) ? value : items
+  }
   if (depth < 32 && isPlain(value)) {
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+    const values = keys.map((key) => redactValue(record[key], redact, depth + 1))
+    if (keys.every((key, i) => values[i] === record[key] && redact(key) === key)) return value
     const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) {
+    keys.forEach((key, i) =>
       Object.defineProperty(out, redact(key), {
-        value: redactValue((value as Record<string, unknown>)[key], redact, depth + 1),
+        value: values[i],
         enumerable: true,
         writable: true,
         configurable: true
       })
-    }
+    )
     return out
   }
-  return redact(printed)
+  const printed = Inspectable.toStringUnknown(value, 0)
+  return redact(printed) === printed ? value : redact(printed)
 }
 
 const redactCause = (cause: Cause.Cause<unknown>, redact: Redact): Cause.Cause<unknown> =>
