@@ -422,7 +422,10 @@ export const withClientErrors = <S extends Http.Server>(server: S, options?: Nod
   ClientError.harden(server, { closeTimeout: millis(options?.closeTimeout, "5 seconds") })
 
 /**
- * Listen on `port` (default 8080) and `host` (default `0.0.0.0`) and serve `environments`.
+ * Listen on `port` (default 8080) and `host` (default `0.0.0.0`, every interface, as the reference
+ * listens) and serve `environments`. The server has no authentication, as the reference's has none:
+ * whoever reaches the port can create sessions and run tools. Listen on loopback behind a proxy that
+ * checks a key unless everyone who can reach it may use it (docs/deploying.md).
  *
  * @category layers
  * @since 0.1.0
