@@ -46,15 +46,19 @@ const holds = (value: unknown, seen: Set<object>): boolean => {
   return false
 }
 
-/** Copy plain objects and arrays, each `__proto__` key renamed to `from`'s replacement, in place. */
-const renamed = (value: unknown, from: string, to: string, copies: Map<object, unknown>): unknown => {
+const define = (target: object, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** Copies of plain objects and arrays, each `__proto__` key renamed to the stand-in, in its place. */
+const renamed = (value: unknown, copies: Map<object, unknown>): unknown => {
   if (typeof value !== "object" || value === null) return value
   const done = copies.get(value)
   if (done !== undefined) return done
   if (Array.isArray(value)) {
     const out: Array<unknown> = []
     copies.set(value, out)
-    for (let i = 0; i < value.length; i++) out.push(renamed(value[i], from, to, copies))
+    for (let i = 0; i < value.length; i++) out.push(renamed(value[i], copies))
     return out
   }
   if (!isPlain(value)) return value
@@ -62,18 +66,9 @@ const renamed = (value: unknown, from: string, to: string, copies: Map<object, u
   copies.set(value, out)
   const record = value as { readonly [key: string]: unknown }
   for (const key of Object.keys(record)) {
-    Object.defineProperty(out, key === from ? to : key, {
-      value: renamed(record[key], from, to, copies),
-      enumerable: true,
-      writable: true,
-      configurable: true
-    })
+    define(out, key === proto ? standIn : key, renamed(record[key], copies))
   }
   return out
-}
-
-const define = (target: object, key: string, value: unknown): void => {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 /**
@@ -132,5 +127,5 @@ export const keeping = <A>(
 ): (input: unknown) => Either.Either<A, ParseResult.ParseIssue> =>
 (input) => {
   if (!holds(input, new Set())) return decode(input)
-  return Either.map(decode(renamed(input, proto, standIn, new Map())), (value) => restore(value) as A)
+  return Either.map(decode(renamed(input, new Map())), (value) => restore(value) as A)
 }
