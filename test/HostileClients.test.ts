@@ -16,6 +16,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -30,6 +31,7 @@ import * as Block from "openreward-effect/Block"
 import * as Environment from "openreward-effect/Environment"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
+import * as ClientAddress from "../src/internal/server/clientAddress.js"
 import * as Errors from "../src/internal/server/errors.js"
 import { type Child, killAll, start } from "./utils/processes.js"
 
@@ -603,6 +605,24 @@ describe.concurrent("hostile clients", () => {
         input: "x"
       }])
     }, 60_000)
+  })
+
+  describe("the client address", () => {
+    const request = (remoteAddress: string, forwarded?: string) =>
+      HttpServerRequest.fromWeb(
+        new Request("http://x/create", forwarded === undefined ? {} : { headers: { "x-forwarded-for": forwarded } })
+      ).modify({ remoteAddress })
+    it("is the connection's, IPv4 as IPv6 writes it read as IPv4, unless proxies are trusted", () => {
+      assert.strictEqual(ClientAddress.of(request("::ffff:10.0.0.7", "1.1.1.1"), 0), "10.0.0.7")
+      assert.strictEqual(ClientAddress.of(request("10.0.0.7"), 1), "10.0.0.7")
+      // one trusted proxy: the address it appended, whatever the client wrote before it
+      assert.strictEqual(ClientAddress.of(request("10.0.0.9", "6.6.6.6, 203.0.113.5"), 1), "203.0.113.5")
+      // two: the first proxy's entry, counted from the right past the second's
+      assert.strictEqual(ClientAddress.of(request("10.0.0.9", "6.6.6.6, 203.0.113.5, 10.0.0.8"), 2), "203.0.113.5")
+      // fewer entries than proxies: the leftmost there is
+      assert.strictEqual(ClientAddress.of(request("10.0.0.9", "203.0.113.5"), 3), "203.0.113.5")
+      assert.strictEqual(ClientAddress.of(request("10.0.0.9", " , "), 1), "10.0.0.9")
+    })
   })
 
   describe("the redactor", () => {
