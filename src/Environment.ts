@@ -59,6 +59,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Conversation from "./Conversation.js"
+import * as ProtoKeys from "./internal/protoKeys.js"
 import type * as Json from "./Json.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Protocol from "./Protocol.js"
@@ -411,7 +412,9 @@ const toSplit = (split: string | Protocol.Split): Protocol.Split =>
 const jsonTask: TaskCodec<any> = { decode: Either.right, encode: Either.right }
 
 const codecOf = <Task, I>(schema: Schema.Schema<Task, I, never>): TaskCodec<Task> => {
-  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  const decode = ProtoKeys.keeping(
+    ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  )
   const encode = ParseResult.encodeEither(schema)
   return { decode, encode }
 }

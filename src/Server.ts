@@ -34,6 +34,7 @@
  *
  * @since 0.1.0
  */
+import * as Headers from "@effect/platform/Headers"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -61,6 +62,27 @@ import * as RouteKey from "./internal/server/routeKey.js"
  * @since 0.1.0
  */
 export const protocolVersion = "0.1.167"
+
+/**
+ * Request headers that carry credentials of this protocol: `X-Secrets` (base64 of the session's
+ * secrets) and `X-Session-ID` (all a client needs to act on a session), with `X-API-Key`,
+ * `Authorization`, `Cookie` and `Set-Cookie`. {@link layer} adds them to the platform's
+ * `Headers.currentRedactedNames` for the requests it serves, so a traced request's span
+ * (`tracing: true`) and a logged `Headers` show them as `<redacted>`. An application that mounts
+ * {@link make} in its own server adds them there:
+ * `Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...Server.redactedHeaders])`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const redactedHeaders: ReadonlyArray<string> = [
+  "x-secrets",
+  "x-session-id",
+  "x-api-key",
+  "authorization",
+  "cookie",
+  "set-cookie"
+]
 
 /**
  * Server settings. Every one has the reference's value by default.
@@ -110,7 +132,44 @@ export interface Options {
    * answers 503 `draining`, new sessions get 503 and new calls 410; then every session is ended.
    */
   readonly drainTimeout?: Duration.DurationInput | undefined
+  /**
+   * The most sessions the server holds at once (default 10,000). A `/create` past it answers 503
+   * with `Retry-After: 5`; a session frees its place when it ends (deleted, idle, or shutdown).
+   * Sessions live in memory, so this bounds it: the server's own share is about 14 KB a session,
+   * and what `setup` builds comes on top (docs/deploying.md, "Limits").
+   */
+  readonly maxSessions?: number | undefined
+  /**
+   * The most sessions one client address holds at once (default 2,500, a quarter of the default
+   * `maxSessions`): one client cannot take every place. Behind a proxy every request comes from
+   * the proxy's address, so set {@link trustedProxies}, or raise this to `maxSessions`.
+   */
+  readonly maxSessionsPerClient?: number | undefined
+  /**
+   * How many proxies in front of the server append the address they received a request from to
+   * `X-Forwarded-For` (default 0: the header is ignored, and the client is the connection's
+   * address). With `n`, the client is the `n`-th address from the right, counting the
+   * connection's own; what a client wrote into the header itself is never read. Set it only when
+   * every request comes through those proxies (the server listens where only they reach it).
+   */
+  readonly trustedProxies?: number | undefined
 }
+
+/**
+ * The default of {@link Options.maxSessions}.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxSessions = 10_000
+
+/**
+ * The default of {@link Options.maxSessionsPerClient}.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxSessionsPerClient = 2_500
 
 const millis = (input: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
   Duration.toMillis(Duration.decode(input ?? fallback))
@@ -135,11 +194,34 @@ const routeKeyOf = (options: Options | undefined): Effect.Effect<string | null, 
         : Effect.succeed(Option.getOrNull(routeKey))
   )
 
+/** A count option: a whole number, at least `min`. */
+const countOf = (
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number
+): Effect.Effect<number, Environment.InvalidDefinition> =>
+  value === undefined
+    ? Effect.succeed(fallback)
+    : Number.isSafeInteger(value) && value >= min
+    ? Effect.succeed(value)
+    : Effect.fail(
+      new Environment.InvalidDefinition({
+        environment: null,
+        reason: `${name} must be a whole number, at least ${min}; got ${String(value)}`
+      })
+    )
+
 const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings, Environment.InvalidDefinition> =>
-  Effect.zipWith(
-    optionalConfig("OPENREWARD_BUILD_SHA"),
-    routeKeyOf(options),
-    (buildSha, routeKey) => ({
+  Effect.map(
+    Effect.all([
+      optionalConfig("OPENREWARD_BUILD_SHA"),
+      routeKeyOf(options),
+      countOf("maxSessions", options?.maxSessions, defaultMaxSessions, 1),
+      countOf("maxSessionsPerClient", options?.maxSessionsPerClient, defaultMaxSessionsPerClient, 1),
+      countOf("trustedProxies", options?.trustedProxies, 0, 0)
+    ]),
+    ([buildSha, routeKey, maxSessions, maxSessionsPerClient, trustedProxies]) => ({
       maxBodySize: options?.maxBodySize ?? 32 * 1024 * 1024,
       maxDepth: options?.maxDepth ?? 512,
       idleTimeout: millis(options?.idleTimeout, "900 seconds"),
@@ -151,7 +233,10 @@ const settingsOf = (options: Options | undefined): Effect.Effect<App.Settings, E
       version: options?.version ?? protocolVersion,
       buildSha: Option.getOrNull(buildSha),
       routeKey,
-      drainTimeout: millis(options?.drainTimeout, "30 seconds")
+      drainTimeout: millis(options?.drainTimeout, "30 seconds"),
+      maxSessions,
+      maxSessionsPerClient,
+      trustedProxies
     })
   )
 
@@ -241,7 +326,9 @@ export const layer = <const Envs extends ReadonlyArray<Environment.Any>>(
       const sessions = yield* Scope.make()
       yield* Effect.addFinalizer((exit) => Scope.close(sessions, exit)) // if serving failed to start
       const app = yield* make(environments, options).pipe(Scope.extend(sessions))
-      const serve = HttpServer.serveEffect(app)
+      const serve = HttpServer.serveEffect(app).pipe(
+        Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...redactedHeaders])
+      )
       yield* options?.tracing === true ? serve : HttpMiddleware.withTracerDisabledWhenEffect(serve, () => true)
       yield* Effect.addFinalizer(() => Scope.close(sessions, Exit.void))
     })
@@ -292,23 +379,53 @@ export const layerListener = (
 ): Layer.Layer<Listener> => Layer.succeed(Listener, { listen })
 
 /**
- * Make a Node HTTP server answer the requests its parser refuses (a `Content-Length` shorter than
- * the body, a malformed request line, oversized headers) as this server answers everything, a
- * status with a JSON `{"detail": ...}` (400 "Invalid HTTP request received.", as uvicorn says),
- * after the answer to the request before them, instead of Node's bare 400 over that answer. Give
- * it the server the platform layer listens with:
- * `NodeHttpServer.layer(() => Server.withClientErrors(createServer()), address)`.
+ * Settings of {@link withClientErrors}.
  *
  * @category node
  * @since 0.1.0
  */
-export const withClientErrors = <S extends Http.Server>(server: S): S => {
-  server.on("clientError", ClientError.listener)
-  return server
+export interface NodeOptions {
+  /**
+   * How long `close` lets the answers in flight finish before it closes every connection left
+   * (default 5 s). It runs once the sessions have ended, so what is left is short answers, and
+   * clients that never finish a request or never read an answer.
+   */
+  readonly closeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
- * Listen on `port` (default 8080) and `host` (default `0.0.0.0`) and serve `environments`.
+ * Hold a Node HTTP server to what its clients leave behind. Give it the server the platform layer
+ * listens with: `NodeHttpServer.layer(() => Server.withClientErrors(createServer()), address)`.
+ *
+ * - A request Node's parser refuses (a `Content-Length` shorter than the body, a malformed request
+ *   line, oversized headers or chunk extensions, a request not read whole within the server's
+ *   `requestTimeout`) is answered as this server answers everything, a status with a JSON
+ *   `{"detail": ...}` (400 "Invalid HTTP request received.", as uvicorn says; 408, 413, 431), after
+ *   the answer to the request before it, instead of Node's bare status over that answer; then the
+ *   connection is closed.
+ * - A connection whose request body never completes is closed: by the request timeout, and at
+ *   once when the client goes away. Nothing waits on it.
+ * - A request that arrives when nothing serves (after serving stopped, on a connection kept alive
+ *   from before) is answered 503 and its connection closed.
+ * - `close` finishes whatever the clients do: connections are closed as they go idle, a request
+ *   still arriving is answered 503 and closed, and after {@link NodeOptions.closeTimeout} every
+ *   connection left is closed. (Node alone closes idle connections once and stops enforcing its
+ *   request timeouts, so one client that never finishes its request keeps it open for good.)
+ *
+ * Node checks its request timeouts every `connectionsCheckingInterval` (30 s by default): set it
+ * with a shorter `requestTimeout` (`createServer({ requestTimeout: 10_000, connectionsCheckingInterval: 1_000 })`).
+ *
+ * @category node
+ * @since 0.1.0
+ */
+export const withClientErrors = <S extends Http.Server>(server: S, options?: NodeOptions): S =>
+  ClientError.harden(server, { closeTimeout: millis(options?.closeTimeout, "5 seconds") })
+
+/**
+ * Listen on `port` (default 8080) and `host` (default `0.0.0.0`, every interface, as the reference
+ * listens) and serve `environments`. The server has no authentication, as the reference's has none:
+ * whoever reaches the port can create sessions and run tools. Listen on loopback behind a proxy that
+ * checks a key unless everyone who can reach it may use it (docs/deploying.md).
  *
  * @category layers
  * @since 0.1.0

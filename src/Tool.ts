@@ -52,6 +52,7 @@ import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as Block from "./Block.js"
+import * as ProtoKeys from "./internal/protoKeys.js"
 import { repr, Tuple } from "./internal/server/python.js"
 import * as Validation from "./internal/server/validation.js"
 import type * as Json from "./Json.js"
@@ -280,7 +281,9 @@ export const make: {
   }
   const decode = input === undefined
     ? undefined
-    : ParseResult.decodeUnknownEither(input as Schema.Schema<unknown, unknown, never>, { errors: "all" })
+    : ProtoKeys.keeping(
+      ParseResult.decodeUnknownEither(input as Schema.Schema<unknown, unknown, never>, { errors: "all" })
+    )
   const run = (value: unknown, session: Session) => Effect.suspend(() => toEffect(options.handler(value, session)))
   const invoke = decode === undefined
     ? (_: unknown, session: Session) => Either.right(run(undefined, session))

@@ -21,6 +21,7 @@ import {
 } from "../examples/support.js"
 import { fastSuccess, success } from "../src/internal/server/calls.js"
 import { compile as compileErased } from "../src/internal/server/compiled.js"
+import { Hostile } from "./fixtures/hostile/env.js"
 
 /** The server's view of an environment, for environments that need no services. */
 const compile = (env: Environment.Any) => {
@@ -179,6 +180,67 @@ describe("Tool", () => {
     assert.isUndefined(
       fastSuccess({ blocks: [{ type: "text", text: 1, detail: null }], metadata: null, reward: null, finished: false })
     )
+  })
+})
+
+describe("a `__proto__` key in decoded input (issue 17)", () => {
+  // JSON.parse makes `__proto__` an own key; the reference's pydantic keeps it in a dict.
+  const input = (text: string): unknown => JSON.parse(text)
+  const own = (u: object, key: string) => Object.prototype.hasOwnProperty.call(u, key)
+
+  it.effect("a Schema.Record keeps it as an own key, in its place, decoded by the value schema", () =>
+    Effect.gen(function*() {
+      const tool = Tool.make("keys", {
+        input: Schema.Struct({
+          m: Schema.Record({ key: Schema.String, value: Schema.NumberFromString }),
+          nested: Schema.optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+        }),
+        handler: ({ m, nested }) =>
+          Tool.output(JSON.stringify({
+            keys: Object.keys(m),
+            values: Object.values(m),
+            own: own(m, "__proto__"),
+            plain: Object.getPrototypeOf(m) === Object.prototype,
+            nested: nested?.map((
+              r
+            ) => [Object.keys(r), own(r, "__proto__"), Object.getPrototypeOf(r) === Object.prototype])
+          }))
+      })
+      const output = yield* Tool.call(
+        tool,
+        input("{\"m\":{\"a\":\"1\",\"__proto__\":\"2\",\"b\":\"3\"},\"nested\":[{\"__proto__\":{\"x\":1}}]}"),
+        session({})
+      )
+      assert.deepStrictEqual(JSON.parse(output.blocks[0]!.type === "text" ? output.blocks[0]!.text : ""), {
+        keys: ["a", "__proto__", "b"],
+        values: [1, 2, 3],
+        own: true,
+        plain: true,
+        nested: [[["__proto__"], true, true]]
+      })
+      // nothing leaked into Object.prototype
+      assert.isUndefined(({} as { x?: unknown }).x)
+    }))
+
+  it("a wrong value under the key is reported at `__proto__`, quoting the input as sent", () => {
+    const tool = Tool.make("keys", {
+      input: Schema.Struct({ m: Schema.Record({ key: Schema.String, value: Schema.Number }) }),
+      handler: () => Tool.output("")
+    })
+    const invoked = tool.invoke(input("{\"m\":{\"__proto__\":\"x\"}}"), session({}))
+    assert.isTrue(Either.isLeft(invoked))
+    const issues = Either.isLeft(invoked) ? invoked.left.issues : []
+    assert.deepStrictEqual(issues.map((i) => [i.type, i.loc, i.input]), [["float_type", ["m", "__proto__"], "x"]])
+    assert.include(Either.isLeft(invoked) ? invoked.left.message : "", "('m', '__proto__')")
+  })
+
+  it("a task Schema keeps it in a task spec", () => {
+    const env = Hostile // its task: { i: number, labels?: Record<string, string> }
+    const decoded = env.task.decode(input("{\"i\":0,\"labels\":{\"__proto__\":\"x\",\"b\":\"y\"}}"))
+    assert.isTrue(Either.isRight(decoded))
+    const labels = (Either.isRight(decoded) ? decoded.right.labels : undefined) ?? {}
+    assert.deepStrictEqual(Object.keys(labels), ["__proto__", "b"])
+    assert.strictEqual(Object.getPrototypeOf(labels), Object.prototype)
   })
 })
 

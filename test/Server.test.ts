@@ -1525,7 +1525,10 @@ describe("Server lifecycle", () => {
         version: "0.1.167",
         buildSha: null,
         routeKey: "replica-a",
-        drainTimeout: 30_000
+        drainTimeout: 30_000,
+        maxSessions: 10_000,
+        maxSessionsPerClient: 2_500,
+        trustedProxies: 0
       }
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(

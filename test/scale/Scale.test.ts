@@ -135,7 +135,7 @@ let nginx: Nginx.Nginx
 
 beforeAll(async () => {
   replicas = await Promise.all(["r1", "r2", "r3"].map(startReplica))
-  nginx = await Nginx.start([replicas[0]!.port, replicas[1]!.port, replicas[2]!.port])
+  nginx = await Nginx.start((port) => Nginx.render(port, [replicas[0]!.port, replicas[1]!.port, replicas[2]!.port]))
 }, 120_000)
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 /**
- * Run deploy/nginx/openreward.conf, unprivileged, on loopback: the file as it is, with only its
- * addresses replaced (nginx's own, and the three replicas'), from a temporary prefix directory.
- * Used by the scale-out test and the server benchmark.
+ * Run deploy/nginx/openreward.conf (or auth.conf), unprivileged, on loopback: the file as it is,
+ * with only its addresses replaced (nginx's own, and the replicas'), from a temporary prefix
+ * directory. Used by the scale-out tests and the server benchmark.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -37,12 +37,33 @@ export interface Nginx {
   readonly stop: () => Promise<void>
 }
 
-/** Start nginx in front of the replicas; it answers once this resolves. */
-export const start = async (replicaPorts: readonly [number, number, number]): Promise<Nginx> => {
+/**
+ * deploy/nginx/auth.conf, pointed at `port`, at the server's `serverPort`, with `key` its one key.
+ */
+export const renderAuth = (port: number, serverPort: number, key: string): string => {
+  let conf = fs.readFileSync(path.join(root, "deploy/nginx/auth.conf"), "utf8")
+  for (
+    const [from, to] of [
+      ["listen 127.0.0.1:8080;", `listen 127.0.0.1:${port};`],
+      ["127.0.0.1:8081", `127.0.0.1:${serverPort}`],
+      ["\"replace-with-a-long-random-key\"", JSON.stringify(key)]
+    ] as const
+  ) {
+    if (!conf.includes(from)) throw new Error(`deploy/nginx/auth.conf has no ${from}`)
+    conf = conf.replaceAll(from, to)
+  }
+  return conf
+}
+
+/**
+ * Start nginx with the configuration `conf` makes for the port nginx is given (`render` or
+ * `renderAuth`); it answers once this resolves.
+ */
+export const start = async (conf: (port: number) => string): Promise<Nginx> => {
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-nginx-"))
   fs.mkdirSync(path.join(prefix, "tmp"))
   const port = await freePort()
-  fs.writeFileSync(path.join(prefix, "nginx.conf"), render(port, replicaPorts))
+  fs.writeFileSync(path.join(prefix, "nginx.conf"), conf(port))
   const child = spawn("nginx", ["-p", prefix, "-c", path.join(prefix, "nginx.conf"), "-e", "stderr"], {
     stdio: ["ignore", "ignore", "pipe"]
   })

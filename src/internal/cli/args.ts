@@ -255,7 +255,7 @@ export const convert: Command = {
 export const serve: Command = {
   name: "serve",
   summary: "serve the environments a module exports over the OpenReward HTTP protocol",
-  usage: `${program} serve MODULE [--port N] [--host ADDRESS] [--route-key KEY] [--drain-timeout SECONDS]`,
+  usage: `${program} serve MODULE [--port N] [--host ADDRESS] [--route-key KEY] [--drain-timeout SECONDS] [options]`,
   description: [
     "Loads MODULE and serves the environments it exports (its `environments` array if it has one, else",
     "every exported environment; a `layer` export provides their services) with the reference SDK's",
@@ -303,6 +303,39 @@ export const serve: Command = {
       default: "30",
       metavar: "SECONDS",
       description: "how long shutdown waits for running tool calls before ending every session"
+    },
+    {
+      name: "max-sessions",
+      key: "maxSessions",
+      kind: "integer",
+      default: "10000",
+      metavar: "N",
+      description: "the most sessions held at once; past it, /create answers 503 with Retry-After"
+    },
+    {
+      name: "max-sessions-per-client",
+      key: "maxSessionsPerClient",
+      kind: "integer",
+      default: "2500",
+      metavar: "N",
+      description: "the most sessions one client address holds at once (behind a proxy: see --trusted-proxies)"
+    },
+    {
+      name: "trusted-proxies",
+      key: "trustedProxies",
+      kind: "integer",
+      default: "0",
+      metavar: "N",
+      description:
+        "how many proxies in front append to X-Forwarded-For; the client is the N-th address from the right (0: the header is ignored)"
+    },
+    {
+      name: "request-timeout",
+      key: "requestTimeout",
+      kind: "integer",
+      default: "300",
+      metavar: "SECONDS",
+      description: "how long a client may take to send a whole request before it is answered 408 and closed"
     }
   ],
   examples: [

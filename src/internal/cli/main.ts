@@ -104,7 +104,11 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
       port: values["port"] as number,
       host: values["host"] as string,
       routeKey: values["routeKey"] as string | undefined,
-      drainTimeout: values["drainTimeout"] as number
+      drainTimeout: values["drainTimeout"] as number,
+      maxSessions: values["maxSessions"] as number,
+      maxSessionsPerClient: values["maxSessionsPerClient"] as number,
+      trustedProxies: values["trustedProxies"] as number,
+      requestTimeout: values["requestTimeout"] as number
     })
     return undefined
   }

@@ -34,6 +34,11 @@ export interface Options {
   readonly routeKey?: string | undefined
   /** Seconds. */
   readonly drainTimeout?: number | undefined
+  readonly maxSessions?: number | undefined
+  readonly maxSessionsPerClient?: number | undefined
+  readonly trustedProxies?: number | undefined
+  /** Seconds (0: none). */
+  readonly requestTimeout?: number | undefined
 }
 
 class ServeError extends Data.TaggedError("ServeError")<{ readonly message: string }> {}
@@ -102,29 +107,18 @@ const loadModule = (file: string) =>
   }))
 
 /**
- * A Node server that closes promptly at shutdown. A request that arrives while no handler is
- * attached (after serving stopped, on a connection kept alive from before) is answered 503 and its
- * connection closed, rather than left unanswered, which would keep the server from ever closing.
- * And once closing, connections that go idle are closed at once: Node closes only those idle when
- * `close` is called, and would keep a response that finishes later open for the keep-alive timeout.
+ * The Node server: `Server.withClientErrors` answers what the parser refuses, frees connections a
+ * client abandons, answers 503 to a request that arrives after serving stopped, and makes `close`
+ * finish promptly at shutdown whatever the clients do.
  */
-const nodeServer = () => {
-  const server = Server.withClientErrors(createServer())
-  server.on("request", (_request, response) => {
-    if (server.listenerCount("request") > 1) return
-    response.writeHead(503, { "content-type": "application/json", connection: "close" })
-    response.end("{\"detail\":\"Server is shutting down\"}")
-  })
-  const close = server.close.bind(server)
-  server.close = (callback) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50)
-    return close((error) => {
-      clearInterval(sweep)
-      callback?.(error)
+const nodeServer = (requestTimeout: number) => () =>
+  Server.withClientErrors(
+    createServer({
+      requestTimeout: requestTimeout * 1000,
+      // Node checks its timeouts this often (30 s by default): a tenth of the timeout, within 1-30 s
+      connectionsCheckingInterval: Math.min(30_000, Math.max(1_000, requestTimeout * 100))
     })
-  }
-  return server
-}
+  )
 
 const describe = (error: { readonly message: string; readonly cause?: unknown }): string =>
   error.message !== "" ? error.message : error.cause instanceof Error ? error.cause.message : String(error.cause)
@@ -136,10 +130,15 @@ export const program = (options: Options) =>
     const names = environments.map(Environment.key)
     const ServerLive = Server.layer(environments as ReadonlyArray<Environment.Any>, {
       routeKey: options.routeKey,
-      drainTimeout: Duration.seconds(options.drainTimeout ?? 30)
+      drainTimeout: Duration.seconds(options.drainTimeout ?? 30),
+      maxSessions: options.maxSessions,
+      maxSessionsPerClient: options.maxSessionsPerClient,
+      trustedProxies: options.trustedProxies
     }).pipe(
       Layer.provide(layer as Layer.Layer<never>),
-      Layer.provideMerge(NodeHttpServer.layer(nodeServer, { port: options.port, host: options.host })),
+      Layer.provideMerge(
+        NodeHttpServer.layer(nodeServer(options.requestTimeout ?? 300), { port: options.port, host: options.host })
+      ),
       // the address actually bound, so that `--port 0` reports the port the system chose
       Layer.tap((context) => {
         const address = Context.get(context, HttpServer.HttpServer).address

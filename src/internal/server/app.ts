@@ -25,6 +25,7 @@ import type * as Environment from "../../Environment.js"
 import * as Protocol from "../../Protocol.js"
 import * as Body from "./body.js"
 import * as Calls from "./calls.js"
+import * as ClientAddress from "./clientAddress.js"
 import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
@@ -55,6 +56,12 @@ export interface Settings {
   readonly routeKey: string | null
   /** How long shutdown waits for running calls, in ms (replica.ts). */
   readonly drainTimeout: number
+  /** The most sessions held at once. */
+  readonly maxSessions: number
+  /** The most sessions one client address holds at once. */
+  readonly maxSessionsPerClient: number
+  /** How many proxies in front of the server append to `X-Forwarded-For` (clientAddress.ts). */
+  readonly trustedProxies: number
 }
 
 const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
@@ -106,7 +113,7 @@ const validateCreate = (body: Body.Body): Either.Either<Protocol.CreateSession, 
           type: "value_error",
           loc: ["body"],
           msg: `Value error, ${problem}`,
-          input: body._tag === "Json" ? body.value : null,
+          input: body._tag === "Json" ? Validation.quote(body.value) : null,
           ctx: { error: {} }
         }]
       })
@@ -140,9 +147,17 @@ const parseSecrets = (header: string | undefined): Either.Either<ParsedSecrets, 
   const secrets: Record<string, Redacted.Redacted<string>> = {}
   const values: Array<string> = []
   for (const [name, entry] of Object.entries(payload)) {
-    const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined
+    const value = typeof entry === "object" && entry !== null && Object.hasOwn(entry, "value")
+      ? (entry as { value?: unknown }).value
+      : undefined
     if (typeof value !== "string") return Either.left(invalidSecrets)
-    secrets[name] = Redacted.make(value)
+    // defined, not assigned: a secret named `__proto__` is a secret, not the object's prototype
+    Object.defineProperty(secrets, name, {
+      value: Redacted.make(value),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    })
     values.push(value)
   }
   return Either.right({ secrets, values })
@@ -170,7 +185,9 @@ export const services = (settings: Settings): Layer.Layer<SessionStore | Calls.T
           idleTimeout: settings.idleTimeout,
           setupWaitTimeout: settings.setupWaitTimeout,
           returnErrors: settings.returnErrors,
-          routeKey: settings.routeKey
+          routeKey: settings.routeKey,
+          maxSessions: settings.maxSessions,
+          maxSessionsPerClient: settings.maxSessionsPerClient
         }),
         Calls.layer(settings.resultLinger, Protocol.chunkSize)
       )
@@ -306,6 +323,9 @@ export const make = (
           const payload = yield* validateCreate(body)
           if (sessions.draining) return yield* Replica.drainingNewSession
           if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
+          const client = ClientAddress.of(request, settings.trustedProxies)
+          const full = sessions.full(client)
+          if (full !== undefined) return yield* full
           const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
           if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
           let task: unknown
@@ -335,7 +355,8 @@ export const make = (
             sid,
             target,
             { id: sid, environment: target.env.name, task, secrets: secrets.secrets },
-            Errors.redactor(secrets.values)
+            Errors.redactor(secrets.values),
+            client
           )
           return json(JSON.stringify({ sid }))
         }),

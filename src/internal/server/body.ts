@@ -19,6 +19,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
+import * as ProtoKeys from "../protoKeys.js"
 import { fail, HttpFailure } from "./http.js"
 import * as Validation from "./validation.js"
 
@@ -137,7 +138,9 @@ export const read = (
  * @internal
  */
 export const validator = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  const decode = ProtoKeys.keeping(
+    ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  )
   return (body: Body): Either.Either<A, HttpFailure> => {
     switch (body._tag) {
       case "Missing":
@@ -155,7 +158,7 @@ export const validator = <A, I>(schema: Schema.Schema<A, I, never>) => {
               type: "model_attributes_type",
               loc: ["body"],
               msg: "Input should be a valid dictionary or object to extract fields from",
-              input: body.value
+              input: Validation.quote(body.value)
             }]
           })
         )

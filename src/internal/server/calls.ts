@@ -27,7 +27,7 @@ import * as Protocol from "../../Protocol.js"
 import type { AnyTool } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { floatJson, reprString } from "./python.js"
-import type { Record, Sessions } from "./sessions.js"
+import { annotations, type Record, type Sessions } from "./sessions.js"
 import * as Sse from "./sse.js"
 
 /**
@@ -230,7 +230,7 @@ const user = <A>(record: Record, what: string, self: Effect.Effect<A, unknown, u
     const message = Errors.message(cause, record.redact)
     return Effect.zipRight(
       Effect.logWarning(`${what} failed`, message).pipe(
-        Effect.annotateLogs({ session: record.sid, environment: record.compiled.key })
+        Effect.annotateLogs(annotations(record.sid, record.compiled.key))
       ),
       Effect.fail(message)
     )
@@ -240,7 +240,7 @@ const run = (record: Record, tool: AnyTool, input: unknown): Effect.Effect<strin
   Effect.suspend(() => {
     if (record.finished) return Effect.succeed(finishedRefusal(tool.name))
     const invoked = tool.invoke(input, record.session!)
-    if (Either.isLeft(invoked)) return Effect.succeed(refusal("input_validation", invoked.left.message))
+    if (Either.isLeft(invoked)) return Effect.succeed(refusal("input_validation", record.redact(invoked.left.message)))
     return Effect.flatMap(user(record, `tool '${tool.name}'`, invoked.right), (output) => {
       const fast = fastSuccess(output)
       const encoded = fast === undefined ? success(output) : Either.right(fast)

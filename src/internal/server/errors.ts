@@ -7,7 +7,9 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
+import { reprString } from "./python.js"
 
 /**
  * How much of an unexpected failure a 500 response reveals (the reference's `return_errors`).
@@ -26,19 +28,87 @@ export type Redact = (text: string) => string
  */
 export const noRedaction: Redact = (text) => text
 
+const encoder = new TextEncoder()
+
+/** JSON's escaping of a string's inside, with every character past ASCII as `\uXXXX` (Python's `json.dumps`). */
+const asciiJson = (text: string): string =>
+  JSON.stringify(text).slice(1, -1).replace(
+    /[^\x00-\x7f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+const tryEncode = (encode: (text: string) => string, text: string): string => {
+  try {
+    return encode(text)
+  } catch {
+    return "" // a lone surrogate, which URI encoding refuses
+  }
+}
+
+const base64Url = (text: string): string => text.replace(/\+/g, "-").replace(/\//g, "_")
+
 /**
- * A redactor that replaces every occurrence of each secret value with `[REDACTED]`, longest first.
+ * Base64 writes three bytes as four characters, so a secret inside longer encoded text is spelled
+ * one of three ways, by where it starts within a group of three bytes; each way, the characters
+ * that encode only the secret's bytes (the "core") appear whatever surrounds it. A core shorter
+ * than this is left out: it would match text that has nothing to do with the secret.
+ */
+const minimumCore = 8
+
+const base64Forms = (secret: string): Array<string> => {
+  const bytes = encoder.encode(secret)
+  const forms: Array<string> = []
+  for (let offset = 0; offset < 3; offset++) {
+    const shifted = new Uint8Array(offset + bytes.length)
+    shifted.set(bytes, offset)
+    const encoded = Encoding.encodeBase64(shifted)
+    if (offset === 0) forms.push(encoded, encoded.replace(/=+$/, ""))
+    const end = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 4
+    const core = encoded.slice(offset === 0 ? 0 : 4, end)
+    if (core.length >= minimumCore) forms.push(core)
+  }
+  return [...forms, ...forms.map(base64Url)]
+}
+
+/**
+ * Every spelling a secret takes in text the server writes or logs: as it is, JSON-escaped (once,
+ * twice, and ASCII-only as Python writes it), as a Python string literal writes it, URL-encoded
+ * (by component, as a URI, as a form, with upper- or lower-case hex), and base64 (standard and
+ * URL-safe, padded or not, at each of the three places it can start within a base64 group).
+ *
+ * @internal
+ */
+export const spellings = (secret: string): Array<string> => {
+  const json = JSON.stringify(secret).slice(1, -1)
+  const component = tryEncode(encodeURIComponent, secret)
+  const forms = [
+    secret,
+    json,
+    JSON.stringify(json).slice(1, -1),
+    asciiJson(secret),
+    reprString(secret).slice(1, -1),
+    component,
+    component.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    tryEncode(encodeURI, secret),
+    new URLSearchParams([["", secret]]).toString().slice(1),
+    ...base64Forms(secret)
+  ]
+  return [...new Set(forms)].filter((form) => form !== "")
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * A redactor that replaces every spelling of each secret value ({@link spellings}) with
+ * `[REDACTED]`, longest first.
  *
  * @internal
  */
 export const redactor = (values: ReadonlyArray<string>): Redact => {
-  const secrets = values.filter((v) => v !== "").sort((a, b) => b.length - a.length)
-  if (secrets.length === 0) return noRedaction
-  return (text) => {
-    let out = text
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]")
-    return out
-  }
+  const forms = [...new Set(values.filter((v) => v !== "").flatMap(spellings))].sort((a, b) => b.length - a.length)
+  if (forms.length === 0) return noRedaction
+  const pattern = new RegExp(forms.map(escapeRegExp).join("|"), "g")
+  return (text) => text.replace(pattern, "[REDACTED]")
 }
 
 const nameOf = (u: unknown): string => {

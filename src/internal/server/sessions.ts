@@ -30,6 +30,7 @@ import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
 import { encode, fail, HttpFailure, jsonBytes } from "./http.js"
+import { withRedaction } from "./redactLogs.js"
 
 /**
  * Settings the session routes need.
@@ -46,6 +47,10 @@ export interface Config {
    * reference mints).
    */
   readonly routeKey: string | null
+  /** The most sessions held at once; past it, `/create` answers 503. */
+  readonly maxSessions: number
+  /** The most sessions one client address holds at once; past it, `/create` answers 503. */
+  readonly maxSessionsPerClient: number
 }
 
 /**
@@ -72,7 +77,9 @@ export class Record {
     readonly scope: Scope.CloseableScope,
     /** Setup and every call of the session, interrupted when it ends. */
     readonly fibers: FiberSet.FiberSet<unknown, unknown>,
-    public lastSeen: number
+    public lastSeen: number,
+    /** The client address that created it (see `Server.Options.trustedProxies`). */
+    readonly client: string
   ) {}
 
   lock(tool: string): Effect.Semaphore {
@@ -91,6 +98,31 @@ const exists = fail(400, "Session already exists")
 const deleted = fail(410, "Session deleted")
 const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
 
+/**
+ * How long a client refused for the session limit is told to wait: sessions free their places as
+ * clients delete them, and the reference client retries a 503 three times, waiting `Retry-After`.
+ */
+const fullRetryAfter = "5"
+
+/**
+ * How logs name a session: by its id's first 8 characters after the route key. The id is all a
+ * client needs to act on a session (the protocol has no other credential), so log lines do not
+ * carry it whole; 8 characters of a uuid4 tell sessions apart in a log and give nothing to guess.
+ *
+ * @internal
+ */
+export const label = (sid: string): string => {
+  const start = sid.lastIndexOf(".") + 1
+  return sid.length - start > 8 ? `${sid.slice(0, start + 8)}…` : sid
+}
+
+/**
+ * The annotations of a log line about a session.
+ *
+ * @internal
+ */
+export const annotations = (sid: string, environment: string) => ({ session: label(sid), environment })
+
 const encodePrompt = Canonical.encodePromptEither
 const encodeConversation = Canonical.encodeConversationEither
 
@@ -99,6 +131,8 @@ const encodeConversation = Canonical.encodeConversationEither
  */
 export class Sessions {
   readonly records = new Map<string, Record>()
+  /** How many sessions each client address holds. */
+  readonly perClient = new Map<string, number>()
   /**
    * Set when the server drains (replica.ts): it takes no new sessions or calls, its health check
    * says so, and the calls already running may finish.
@@ -127,6 +161,30 @@ export class Sessions {
     return this.prefix !== null && sid.startsWith(this.prefix) ? lost : notFound
   }
 
+  /**
+   * Whether one more session may be created for `client`: `undefined`, or the 503 that refuses it
+   * (the server, or that client, holds the most sessions it may).
+   */
+  full(client: string): HttpFailure | undefined {
+    const { maxSessions, maxSessionsPerClient } = this.config
+    if (this.records.size >= maxSessions) {
+      return fail(
+        503,
+        `Too many sessions: this server holds ${maxSessions}, its limit (maxSessions); end some or try again later`,
+        { "retry-after": fullRetryAfter }
+      )
+    }
+    const held = this.perClient.get(client) ?? 0
+    if (held >= maxSessionsPerClient) {
+      return fail(
+        503,
+        `Too many sessions: this client holds ${held}, the limit per client (maxSessionsPerClient); end some or try again later`,
+        { "retry-after": fullRetryAfter }
+      )
+    }
+    return undefined
+  }
+
   /** Start draining (see {@link draining}). */
   drain(): Effect.Effect<void> {
     return Effect.sync(() => {
@@ -144,7 +202,9 @@ export class Sessions {
     onRefused: Effect.Effect<void>
   ): Effect.Effect<Fiber.RuntimeFiber<A, E> | undefined, never, R> {
     return Effect.suspend(() =>
-      record.status === "closed" ? Effect.as(onRefused, undefined) : FiberSet.run(record.fibers, effect)
+      record.status === "closed"
+        ? Effect.as(onRefused, undefined)
+        : FiberSet.run(record.fibers, withRedaction(record.redact)(effect))
     )
   }
 
@@ -156,7 +216,7 @@ export class Sessions {
         const redact = record?.redact ?? Errors.noRedaction
         return Effect.zipRight(
           Effect.logWarning(`${what} failed`, Errors.message(cause, redact)).pipe(
-            Effect.annotateLogs({ session: record?.sid ?? "", environment: record?.compiled.key ?? "" })
+            Effect.annotateLogs(annotations(record?.sid ?? "", record?.compiled.key ?? ""))
           ),
           Effect.fail(fail(500, Errors.detail(cause, this.config.returnErrors, redact)))
         )
@@ -168,23 +228,27 @@ export class Sessions {
     sid: string,
     compiled: Compiled,
     info: Environment.SessionInfo<unknown>,
-    redact: Errors.Redact
+    redact: Errors.Redact,
+    client: string
   ): Effect.Effect<void, HttpFailure, unknown> {
     return Effect.gen(this, function*() {
       const now = yield* Clock.currentTimeMillis
       // Checked again here, with nothing asynchronous before the record is registered: two /create
-      // requests for one id may both have passed the route's check while a task list loaded.
+      // requests for one id may both have passed the route's checks while a task list loaded.
       if (this.records.has(sid)) return yield* exists
+      const full = this.full(client)
+      if (full !== undefined) return yield* full
       const scope = yield* Scope.make()
       const fibers = yield* Scope.extend(FiberSet.make<unknown, unknown>(), scope)
-      const record = new Record(sid, compiled, info, redact, scope, fibers, now)
+      const record = new Record(sid, compiled, info, redact, scope, fibers, now, client)
       this.records.set(sid, record)
+      this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1)
       const setup = (compiled.env.setup(info) as Effect.Effect<unknown, unknown, unknown>).pipe(
         Scope.extend(scope),
         Effect.onExit((exit) => this.settle(record, exit))
       )
-      yield* FiberSet.run(fibers, setup)
-      yield* Effect.logDebug("session created").pipe(Effect.annotateLogs({ session: sid, environment: compiled.key }))
+      yield* FiberSet.run(fibers, withRedaction(redact)(setup))
+      yield* Effect.logDebug("session created").pipe(Effect.annotateLogs(annotations(sid, compiled.key)))
     })
   }
 
@@ -202,7 +266,7 @@ export class Sessions {
       return Deferred.fail(record.ready, failure).pipe(
         Effect.zipRight(
           Effect.logWarning("setup failed", Errors.message(exit.cause, record.redact)).pipe(
-            Effect.annotateLogs({ session: record.sid, environment: record.compiled.key })
+            Effect.annotateLogs(annotations(record.sid, record.compiled.key))
           )
         )
       )
@@ -252,7 +316,8 @@ export class Sessions {
     if (compute === undefined) return Effect.succeed(record.taskTools = [])
     return (compute(record.info) as Effect.Effect<ReadonlyArray<AnyTool>, unknown, unknown>).pipe(
       Effect.tap((tools) => Effect.sync(() => (record.taskTools = tools))),
-      this.userFailure(record, "taskTools")
+      this.userFailure(record, "taskTools"),
+      withRedaction(record.redact)
     )
   }
 
@@ -267,7 +332,8 @@ export class Sessions {
     return prompt.pipe(
       Effect.flatMap((p) => encodePrompt(p)),
       Effect.map((encoded) => (record.promptResponse = jsonBytes(encode(JSON.stringify(encoded))))),
-      this.userFailure(record, "prompt")
+      this.userFailure(record, "prompt"),
+      withRedaction(record.redact)
     )
   }
 
@@ -282,7 +348,8 @@ export class Sessions {
     return messages.pipe(
       Effect.flatMap((c) => encodeConversation(c)),
       Effect.map((encoded) => (record.messagesResponse = jsonBytes(encode(JSON.stringify(encoded))))),
-      this.userFailure(record, "messages")
+      this.userFailure(record, "messages"),
+      withRedaction(record.redact)
     )
   }
 
@@ -292,20 +359,24 @@ export class Sessions {
       const record = this.records.get(sid)
       if (record === undefined) return Effect.void
       this.records.delete(sid)
+      const held = (this.perClient.get(record.client) ?? 1) - 1
+      if (held === 0) this.perClient.delete(record.client)
+      else this.perClient.set(record.client, held)
       record.status = "closed"
       return Deferred.fail(record.ready, deleted).pipe(
         Effect.zipRight(FiberSet.clear(record.fibers)),
         Effect.zipRight(Scope.close(record.scope, Exit.void)),
         Effect.catchAllCause((cause) =>
           Effect.logWarning("teardown failed", Errors.message(cause, record.redact)).pipe(
-            Effect.annotateLogs({ session: sid, environment: record.compiled.key })
+            Effect.annotateLogs(annotations(sid, record.compiled.key))
           )
         ),
         Effect.zipRight(
           Effect.logDebug("session deleted").pipe(
-            Effect.annotateLogs({ session: sid, environment: record.compiled.key })
+            Effect.annotateLogs(annotations(sid, record.compiled.key))
           )
         ),
+        withRedaction(record.redact),
         Effect.uninterruptible
       )
     })

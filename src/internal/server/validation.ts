@@ -11,6 +11,7 @@
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as AST from "effect/SchemaAST"
+import * as ProtoKeys from "../protoKeys.js"
 
 /**
  * One pydantic-style validation error.
@@ -127,7 +128,7 @@ const walk = (
   switch (issue._tag) {
     case "Pointer": {
       const path = Array.isArray(issue.path) ? issue.path : [issue.path]
-      const keys = path.map((k) => (typeof k === "symbol" ? String(k) : k))
+      const keys = path.map((k) => typeof k === "symbol" ? String(k) : k === ProtoKeys.standIn ? "__proto__" : k)
       walk(issue.issue, [...loc, ...keys], issue.actual, hint, out)
       return
     }
@@ -183,8 +184,126 @@ const issueMessage = (issue: ParseResult.ParseIssue): string =>
   ("message" in issue && typeof issue.message === "string" ? issue.message : undefined) ?? "invalid value"
 
 /**
+ * The most characters of JSON an item quotes its input with: a larger input is quoted as an
+ * excerpt, a string of its JSON's first {@link excerptLength} characters followed by `...`.
+ *
+ * @internal
+ */
+export const quoteLimit = 1024
+
+/**
+ * How many characters of a larger input's JSON its excerpt keeps.
+ *
+ * @internal
+ */
+export const excerptLength = 256
+
+/**
+ * The most items listed; the rest are counted in one last item (`too_many_errors`).
+ *
+ * @internal
+ */
+export const maxItems = 100
+
+/** Write `value` as JSON, stopping once the text passes `limit` characters. */
+const writeBounded = (value: unknown, limit: number): { readonly text: string; readonly complete: boolean } => {
+  let text = ""
+  let complete = true
+  const write = (u: unknown, depth: number): void => {
+    if (text.length > limit) {
+      complete = false
+      return
+    }
+    switch (typeof u) {
+      case "string":
+        if (u.length > limit) complete = false
+        text += JSON.stringify(u.length > limit ? u.slice(0, limit) : u)
+        return
+      case "number":
+      case "boolean":
+        text += JSON.stringify(u)
+        return
+      case "object": {
+        if (u === null) {
+          text += "null"
+          return
+        }
+        if (depth > 64) {
+          text += "..."
+          complete = false
+          return
+        }
+        if (Array.isArray(u)) {
+          text += "["
+          for (let i = 0; i < u.length && text.length <= limit; i++) {
+            if (i > 0) text += ","
+            write(u[i], depth + 1)
+          }
+          if (text.length > limit) complete = false
+          text += "]"
+          return
+        }
+        text += "{"
+        let first = true
+        for (const key of Object.keys(u)) {
+          if (text.length > limit) {
+            complete = false
+            break
+          }
+          if (!first) text += ","
+          first = false
+          text += JSON.stringify(key === ProtoKeys.standIn ? "__proto__" : key) + ":"
+          write((u as Record<string, unknown>)[key], depth + 1)
+        }
+        text += "}"
+        return
+      }
+      default:
+        text += JSON.stringify(String(u))
+    }
+  }
+  write(value, 0)
+  return { text, complete: complete && text.length <= limit }
+}
+
+/**
+ * An input as an item quotes it: as it is when its JSON is at most {@link quoteLimit} characters
+ * (what pydantic quotes), else an excerpt (the request's body may be megabytes; its answer is not).
+ *
+ * @internal
+ */
+export const quote = (input: unknown): unknown => {
+  if (typeof input === "string") {
+    return input.length <= quoteLimit ? input : `${input.slice(0, excerptLength)}...`
+  }
+  if (typeof input !== "object" || input === null) return input
+  const { complete, text } = writeBounded(input, quoteLimit)
+  return complete ? ProtoKeys.restore(input) : `${text.slice(0, excerptLength)}...`
+}
+
+/**
+ * Items as an answer lists them: each input quoted (see {@link quote}), at most {@link maxItems}
+ * of them, and the number of the others in a last item.
+ *
+ * @internal
+ */
+export const bounded = (items: ReadonlyArray<Item>, loc: ReadonlyArray<string | number>): Array<Item> => {
+  const out = items.slice(0, maxItems).map((item) => ({ ...item, input: quote(item.input) }))
+  if (items.length > maxItems) {
+    const more = items.length - maxItems
+    out.push({
+      type: "too_many_errors",
+      loc,
+      msg: `${more} more error${more === 1 ? "" : "s"} not listed`,
+      input: null
+    })
+  }
+  return out
+}
+
+/**
  * The pydantic-style items of a parse issue, each located under `prefix` (`["body"]` for a request
- * body, `[]` for a tool input).
+ * body, `[]` for a tool input), bounded (see {@link bounded}).
  *
  * @internal
  */
@@ -192,5 +311,8 @@ export const items = (issue: ParseResult.ParseIssue, prefix: ReadonlyArray<strin
   const out: Array<Item> = []
   walk(issue, prefix, undefined, undefined, out)
   // pydantic reports the declared fields in order, and unexpected keys after them.
-  return [...out.filter((i) => i.type !== "extra_forbidden"), ...out.filter((i) => i.type === "extra_forbidden")]
+  return bounded(
+    [...out.filter((i) => i.type !== "extra_forbidden"), ...out.filter((i) => i.type === "extra_forbidden")],
+    prefix
+  )
 }
