@@ -9,7 +9,7 @@
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as Format from "../../AnthropicFormat.js"
+import type * as Format from "../../AnthropicFormat.js"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
@@ -18,21 +18,21 @@ import * as Guard from "../guard.js"
 import * as RequestBody from "../requestBody.js"
 import * as Input from "../wireInput.js"
 import * as Redacted from "./redacted.js"
+import * as Wire from "./schema.js"
 
 const format = "anthropic" as const
 
 /** How an input value is named in an error message. */
 export const describe = Input.describe
 
-// What decoding reads, compiled on first use: the public module, which declares the schemas,
-// imports this one, so they are not there yet while this module loads. The guards first
-// (src/internal/guard.ts), then the Schema decoders that build the exact error for what they reject.
+// What decoding reads, compiled on first use. The guards first (src/internal/guard.ts), then the
+// Schema decoders that build the exact error for what they reject.
 const compile = () => ({
-  isRequest: Guard.compile(Format.Request, { onExcessProperty: "ignore" }),
-  isMessageArray: Guard.compile(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
-  decodeRequest: Schema.decodeUnknownEither(Format.Request, { onExcessProperty: "ignore" }),
-  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
-  unknownRequestKey: RequestBody.checker(format, Format.requestKeys)
+  isRequest: Guard.compile(Wire.Request, { onExcessProperty: "ignore" }),
+  isMessageArray: Guard.compile(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" }),
+  decodeRequest: Schema.decodeUnknownEither(Wire.Request, { onExcessProperty: "ignore" }),
+  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" }),
+  unknownRequestKey: RequestBody.checker(format, Wire.requestKeys)
 })
 let compiled: ReturnType<typeof compile> | undefined
 const schemas = (): ReturnType<typeof compile> => compiled ??= compile()

@@ -11,13 +11,13 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as AnthropicFormat from "../../AnthropicFormat.js"
 import type * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
+import * as decoder from "./decode.js"
 
 export interface ResponseOptions {
   readonly omit?: ReadonlyArray<string> | undefined
@@ -117,7 +117,7 @@ export const decodeResponse = (
       }
       positions.push(j)
     }
-    const conversation = AnthropicFormat.decode([{ role: "assistant", content: kept }])
+    const conversation = decoder.decode([{ role: "assistant", content: kept }])
     if (Either.isLeft(conversation)) {
       const error = conversation.left
       const k = "blockIndex" in error ? error.blockIndex : undefined
