@@ -8,10 +8,6 @@
  * settled (the pairing section). Errors come in that order: structure, then the system
  * instruction, then parts in document order, then pairing in document order.
  *
- * The public module declares the schemas and imports this one, so they are not initialised while
- * this module loads: everything built from them (Schema decoders, guards, the request-key check) is
- * made on first use.
- *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
  * part in its `parts`; `path` is the full path from the root of the input.
  *
@@ -24,13 +20,14 @@ import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
-import * as Format from "../../GoogleFormat.js"
+import type * as Format from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import * as Guard from "../guard.js"
 import { issueOf } from "../parseIssue.js"
 import * as RequestBody from "../requestBody.js"
 import * as Input from "../wireInput.js"
+import * as Wire from "./schema.js"
 
 type Path = ReadonlyArray<string | number>
 type DecodeError = Format.DecodeError
@@ -747,17 +744,14 @@ const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: 
     new ConversionError.MisplacedBlock({ format: "google", path: at, messageIndex: c, blockIndex: p, role, blockType })
   )
 
-/**
- * Made on first use: the public module, which declares the wire schemas, imports this one, so its
- * schemas are not there yet while this module loads.
- */
+/** Made on first use. */
 const lazy = <A>(make: () => A): () => A => {
   let value: A | undefined
   return () => value ??= make()
 }
 
-const decodeContents = lazy(() => Schema.decodeUnknownEither(Format.InputContents))
-const decodeRequest = lazy(() => Schema.decodeUnknownEither(Format.InputRequest))
+const decodeContents = lazy(() => Schema.decodeUnknownEither(Wire.InputContents))
+const decodeRequest = lazy(() => Schema.decodeUnknownEither(Wire.InputRequest))
 
 interface Instruction {
   readonly field: Field<Format.InputSystemInstruction>
@@ -794,8 +788,8 @@ const resolveSystem = (
 }
 
 // what decoding reads, compiled to guards on first use (guard.ts)
-const isRequest = lazy(() => Guard.compile(Format.InputRequest, { onExcessProperty: "ignore" }))
-const isContents = lazy(() => Guard.compile(Format.InputContents, { onExcessProperty: "ignore" }))
+const isRequest = lazy(() => Guard.compile(Wire.InputRequest, { onExcessProperty: "ignore" }))
+const isContents = lazy(() => Guard.compile(Wire.InputContents, { onExcessProperty: "ignore" }))
 
 /**
  * Decode a Gemini transcript: a request body or a bare `contents` array. Input the guards pass is
@@ -816,7 +810,7 @@ export const decode = (
     return isRequest()(input) ? convert(undefined, input as Format.InputRequest) : decodeWithSchema(input)
   })
 
-const unknownRequestKey = lazy(() => RequestBody.checker("google", Format.requestKeys))
+const unknownRequestKey = lazy(() => RequestBody.checker("google", Wire.requestKeys))
 
 /** Decode through the wire schemas: where errors are found (and odd values the guards leave to it). */
 const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {

@@ -13,12 +13,12 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
-import * as GoogleFormat from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
+import * as decoder from "./decode.js"
 
 export interface ResponseOptions {
   readonly candidate?: number | undefined
@@ -168,7 +168,7 @@ export const decodeResponse = (
       prefix = ["candidates", picked.right.position]
     }
     const parts = candidate.content?.parts ?? []
-    const decoded = GoogleFormat.decode({ contents: [{ role: "model", parts }] })
+    const decoded = decoder.decode({ contents: [{ role: "model", parts }] })
     if (Either.isLeft(decoded)) {
       return Either.left(R.rebase(decoded.left, 3, [...prefix, "content", "parts"]))
     }
