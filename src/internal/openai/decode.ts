@@ -7,9 +7,6 @@
  * A list the guard (compiled from `OpenAiFormat.InputMessage`) passes is converted in one plain
  * pass; anything else goes through the Schema decode, which builds the exact `MalformedInput`.
  *
- * The schemas live in `OpenAiFormat`, which imports this module: they are read only inside
- * functions, and the guard and the Schema decoder are built on first use.
- *
  * @internal
  */
 import type * as Brand from "effect/Brand"
@@ -21,7 +18,7 @@ import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
-import * as OpenAi from "../../OpenAiFormat.js"
+import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
 import * as Guard from "../guard.js"
 import { lazy } from "../lazy.js"
@@ -29,6 +26,7 @@ import { issueOf } from "../parseIssue.js"
 import * as RequestBody from "../requestBody.js"
 import * as Input from "../wireInput.js"
 import { maxDepth, tooDeep, total } from "../wireInput.js"
+import * as Wire from "./schema.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
@@ -48,17 +46,17 @@ const isOther = <A extends { readonly type?: string | undefined }>(
   known: ReadonlySet<string>
 ): value is Other => value.type !== undefined && !known.has(value.type)
 
-const known = lazy(() => ({
-  part: new Set<string>(OpenAi.knownTypes.part),
-  assistantPart: new Set<string>(OpenAi.knownTypes.assistantPart),
-  toolCall: new Set<string>(OpenAi.knownTypes.toolCall),
-  reasoningDetail: new Set<string>(OpenAi.knownTypes.reasoningDetail)
-}))
+const known = {
+  part: new Set<string>(Wire.knownTypes.part),
+  assistantPart: new Set<string>(Wire.knownTypes.assistantPart),
+  toolCall: new Set<string>(Wire.knownTypes.toolCall),
+  reasoningDetail: new Set<string>(Wire.knownTypes.reasoningDetail)
+}
 
 const decodeMessages = lazy(() =>
-  Schema.decodeUnknownEither(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" })
+  Schema.decodeUnknownEither(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
 )
-const isMessageList = lazy(() => Guard.compile(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" }))
+const isMessageList = lazy(() => Guard.compile(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" }))
 
 const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
 
@@ -177,7 +175,7 @@ const decodePart = (
   where: Where,
   k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().part)) return otherPart(part, where, k)
+  if (isOther(part, known.part)) return otherPart(part, where, k)
   switch (part.type) {
     case "text":
       return Either.right(Block.text(part.text))
@@ -193,7 +191,7 @@ const decodeAssistantPart = (
   where: Where,
   k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().assistantPart)) return otherPart(part, where, k)
+  if (isOther(part, known.assistantPart)) return otherPart(part, where, k)
   switch (part.type) {
     case "text":
       return Either.right(Block.text(part.text))
@@ -241,7 +239,7 @@ const decodeToolCall = (
   where: Where,
   k: number
 ): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
-  if (isOther(call, known().toolCall)) {
+  if (isOther(call, known.toolCall)) {
     return unsupported(
       at(at(where, "tool_calls", k), "type"),
       `${call.type} tool call`,
@@ -274,7 +272,7 @@ const decodeReasoning = (
   const details = message.reasoning_details ?? []
   for (let k = 0; k < details.length; k++) {
     const detail = details[k]!
-    if (isOther(detail, known().reasoningDetail)) {
+    if (isOther(detail, known.reasoningDetail)) {
       return unsupported(
         at(where, "reasoning_details", k),
         detail.type,
