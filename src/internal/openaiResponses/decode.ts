@@ -14,11 +14,12 @@ import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
-import * as Format from "../../OpenAiResponsesFormat.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Guard from "../guard.js"
 import { lazy } from "../lazy.js"
 import * as RequestBody from "../requestBody.js"
 import { malformed, maxDepth, parseToolArguments, tooDeep, total } from "../wireInput.js"
+import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
 
@@ -75,7 +76,7 @@ export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
   if (meta.id !== undefined) out["id"] = meta.id
   if (meta.phase !== undefined) out["phase"] = meta.phase
   if (meta.part !== undefined) out["part"] = meta.part
-  return Object.keys(out).length === 0 ? null : { [Format.detailKey]: out }
+  return Object.keys(out).length === 0 ? null : { [Wire.detailKey]: out }
 }
 
 type Other = { readonly type: string & Brand.Brand<"ResponsesOtherType"> }
@@ -263,12 +264,9 @@ const toConversation = (
   return Either.right(out)
 }
 
-// Made on first use: the public module, which declares the item schemas, imports this one, so its
-// schemas are not there yet while this module loads.
-const decodeItems = lazy(() =>
-  Schema.decodeUnknownEither(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" })
-)
-const isItemList = lazy(() => Guard.compile(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" }))
+// Made on first use.
+const decodeItems = lazy(() => Schema.decodeUnknownEither(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" }))
+const isItemList = lazy(() => Guard.compile(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" }))
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -324,7 +322,7 @@ const decodeWithSchema = (
   return toConversation(decoded.right, prefix, leading)
 }
 
-const unknownRequestKey = lazy(() => RequestBody.checker(format, Format.requestKeys))
+const unknownRequestKey = lazy(() => RequestBody.checker(format, Wire.requestKeys))
 
 export const decode = (
   input: unknown,

@@ -8,10 +8,9 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
-import * as Format from "../../OpenAiResponsesFormat.js"
-import { lazy } from "../lazy.js"
 import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
+import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
 
@@ -36,7 +35,7 @@ export const ResponseSchema = Schema.Struct({
 })
 
 const decodeShape = Schema.decodeUnknownEither(ResponseSchema, { onExcessProperty: "ignore" })
-const decodeItem = lazy(() => Schema.decodeUnknownEither(Format.InputItem, { onExcessProperty: "ignore" }))
+const decodeItem = Schema.decodeUnknownEither(Wire.InputItem, { onExcessProperty: "ignore" })
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -108,7 +107,7 @@ export const decodeResponse = (
     let hasCalls = false
     for (let k = 0; k < r.output.length; k++) {
       const where = { path: ["output", k], messageIndex: k }
-      const item = decodeItem()(r.output[k])
+      const item = decodeItem(r.output[k])
       if (Either.isLeft(item)) {
         const error = malformed(item.left, format, { messages: [], blocks: "content" })
         return Either.left(
