@@ -28,7 +28,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Block from "./Block.js"
-import type * as ConversionError from "./ConversionError.js"
+import * as ConversionError from "./ConversionError.js"
 import * as internal from "./internal/decodeCanonical.js"
 import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
@@ -178,7 +178,7 @@ export const append = (
     for (const [blockIndex, block] of (message.blocks as ReadonlyArray<Block.Block>).entries()) {
       if (!Message.isAllowed(message.role, block.type)) {
         return Either.left(
-          new Errors.MisplacedBlock({
+          new ConversionError.MisplacedBlock({
             path: [messageIndex, "blocks", blockIndex],
             messageIndex,
             blockIndex,
@@ -198,7 +198,7 @@ export const append = (
       const id = block.tool_call_id
       if (!calls.includes(id) || answered.has(id)) {
         return Either.left(
-          new Errors.UnmatchedToolResult({
+          new ConversionError.UnmatchedToolResult({
             format: "canonical",
             path: [messageIndex, "blocks", blockIndex],
             messageIndex,
@@ -217,7 +217,7 @@ export const append = (
     const missing = calls.filter((c) => !answered.has(c))
     if (missing.length > 0) {
       return Either.left(
-        new Errors.UnansweredToolCall({
+        new ConversionError.UnansweredToolCall({
           path: [messageIndex],
           messageIndex,
           toolCallIds: missing,
@@ -231,5 +231,3 @@ export const append = (
   }
   return Either.right(out)
 }
-
-import * as Errors from "./ConversionError.js"
