@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as Guard from "./internal/guard.js"
+import * as Plain from "./internal/plain.js"
 import type * as Provider from "./Provider.js"
 
 /**
@@ -109,11 +109,11 @@ export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
 const bounded = <A, I>(input: Schema.Schema<A, I>): Schema.Schema<A, I> =>
   Schema.declare([], {
     decode: () => (u, options, ast) =>
-      Guard.withinDepth(u, 0)
+      Plain.withinDepth(u, 0)
         ? ParseResult.decodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`)),
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`)),
     encode: () => (u, options, ast) =>
-      Guard.withinDepth(u, 0)
+      Plain.withinDepth(u, 0)
         ? ParseResult.encodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`))
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
   }, { [AST.SurrogateAnnotationId]: input.ast }) as unknown as Schema.Schema<A, I>

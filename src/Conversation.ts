@@ -80,10 +80,7 @@ export interface LenientResult {
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<Conversation, ConversionError.ValidationError> =>
-  Input.total(
-    "canonical",
-    () => Either.map(internal.decodeConversation(input, { lenient: false }), (r) => r.conversation)
-  )
+  Either.map(internal.decodeStrict(input), (r) => r.conversation)
 
 /**
  * Decode canonical wire JSON as a client reads a server's `/messages`: blocks of unknown types
@@ -94,7 +91,7 @@ export const decode = (input: unknown): Either.Either<Conversation, ConversionEr
  * @since 0.1.0
  */
 export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.ValidationError> =>
-  Input.total("canonical", () => internal.decodeConversation(input, { lenient: true }))
+  internal.decodeLenient(input)
 
 /**
  * Strictly decode one message; `index` is used in error locations.

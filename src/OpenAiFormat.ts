@@ -627,7 +627,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, input, options)
 
 /**
  * The OpenAI format as a {@link Codec.Codec}.

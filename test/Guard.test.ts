@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import type { Json } from "openreward-effect"
 import { AnthropicFormat, Block, Conversation, GoogleFormat, Message, OpenAiFormat, Prompt } from "openreward-effect"
 import * as Guard from "../src/internal/guard.js"
+import * as Plain from "../src/internal/plain.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 describe("guard laws: canonical schemas", () => {
@@ -53,7 +54,7 @@ describe("the guard compiler", () => {
   it("holds input to the depth limit, ignored keys included, so a cycle fails", () => {
     const guard = Guard.compile(Schema.Struct({ a: Schema.String }), { onExcessProperty: "ignore" })
     let deep: unknown = []
-    for (let i = 0; i < Guard.maxDepth + 1; i++) deep = [deep]
+    for (let i = 0; i < Plain.maxDepth + 1; i++) deep = [deep]
     assert.isFalse(guard({ a: "x", ignored: deep }))
     const cycle: Record<string, unknown> = { a: "x" }
     cycle["self"] = cycle

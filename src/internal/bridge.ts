@@ -12,7 +12,8 @@ import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
-import { copyJson, copyJsonObject, isPlainObject } from "./wireInput.js"
+import { isPlainObject } from "./plain.js"
+import { copyJson, copyJsonObject } from "./wireInput.js"
 
 // -----------------------------------------------------------------------------
 // the `openreward` options key

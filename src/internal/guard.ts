@@ -45,9 +45,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import type * as Json from "../Json.js"
-
-/** How deeply a guard lets input nest (the same limit as `wireInput.maxDepth`). */
-export const maxDepth = 512
+import { maxDepth, withinDepth } from "./plain.js"
 
 /**
  * Marks the transformation `Json.JsonValue` and `Json.JsonObject` are made of: the structure (its
@@ -75,29 +73,6 @@ export interface Options {
 const hasOwn = Object.prototype.hasOwnProperty
 const getPrototypeOf = Object.getPrototypeOf
 const objectPrototype = Object.prototype
-
-/** A plain object, as `JSON.parse` builds them (not an array). */
-export const isPlainObject = (u: unknown): u is { readonly [key: string]: unknown } => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
-  const proto: unknown = getPrototypeOf(u)
-  return proto === objectPrototype || proto === null
-}
-
-/** Does `u`, found at `depth`, nest no deeper than {@link maxDepth} (and is it acyclic)? */
-export const withinDepth = (u: unknown, depth: number): boolean => {
-  if (typeof u !== "object" || u === null) return true
-  if (depth > maxDepth) return false
-  if (Array.isArray(u)) {
-    const items: ReadonlyArray<unknown> = u
-    for (let i = 0; i < items.length; i++) if (!withinDepth(items[i], depth + 1)) return false
-    return true
-  }
-  const record = u as { readonly [key: string]: unknown }
-  for (const key in record) {
-    if (hasOwn.call(record, key) && !withinDepth(record[key], depth + 1)) return false
-  }
-  return true
-}
 
 class Unsupported extends Error {}
 

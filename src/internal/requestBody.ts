@@ -59,7 +59,7 @@ const hasOwn = Object.prototype.hasOwnProperty
 const article = (word: string): string => /^[aeiou]/.test(word) ? "an" : "a"
 
 /** A checker for one format's request bodies, built once from its declared keys. */
-export const checker = (format: Provider.Format, keys: Keys) => {
+export const checker = (format: ConversionError.FormatName, keys: Keys) => {
   const known = new Set([...keys.conversation, ...keys.parameters])
   /**
    * The first own key of `body` that `format`'s request body does not have, as a `MalformedInput`

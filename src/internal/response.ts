@@ -21,8 +21,7 @@ import type * as Provider from "../Provider.js"
 
 type Path = ConversionError.Path
 
-export const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export { isRecord } from "./plain.js"
 
 /**
  * The same error with its path moved: the first `drop` elements of its path are replaced by

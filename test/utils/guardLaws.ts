@@ -12,7 +12,7 @@ import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Guard from "../../src/internal/guard.js"
-import * as Input from "../../src/internal/wireInput.js"
+import * as Plain from "../../src/internal/plain.js"
 
 type Path = ReadonlyArray<string | number>
 
@@ -181,7 +181,7 @@ const holdsNonPlain = (u: unknown, seen = new Set<unknown>()): boolean => {
 /** Nested deeper than the decoders' limit, or cyclic: the depth guard before the Schema refuses it. */
 const tooDeep = (u: unknown): boolean => {
   try {
-    return Input.tooDeep(u) !== undefined
+    return Plain.tooDeep(u) !== undefined
   } catch {
     return true
   }

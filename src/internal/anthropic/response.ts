@@ -15,6 +15,7 @@ import type * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import * as decoder from "./decode.js"
@@ -48,7 +49,7 @@ export const Envelope = Schema.Struct({
 })
 
 const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const envelope: Input.Locator = { messages: ["\u0000"], blocks: [] }
 
 const stopReasons: Record<string, ModelResponse.StopReason> = {
   end_turn: "stop",
@@ -90,9 +91,9 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     const decoded = decodeEnvelope(input)
     if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))

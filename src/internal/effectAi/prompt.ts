@@ -13,7 +13,7 @@ import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
 import * as Bridge from "../bridge.js"
-import { isPlainObject } from "../wireInput.js"
+import { isPlainObject } from "../plain.js"
 
 const format = "effect-ai" as const
 

@@ -16,6 +16,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import * as decoder from "./decode.js"
@@ -62,7 +63,7 @@ export const Envelope = Schema.Struct({
 
 const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
 const decodeCandidate = Schema.decodeUnknownEither(Candidate, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const envelope: Input.Locator = { messages: ["\u0000"], blocks: [] }
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   STOP: "stop",
@@ -115,9 +116,9 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     let candidate: typeof Candidate.Type
     let prefix: ConversionError.Path

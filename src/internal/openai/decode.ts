@@ -12,7 +12,6 @@
 import type * as Brand from "effect/Brand"
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
@@ -20,12 +19,12 @@ import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
+import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import { lazy } from "../lazy.js"
-import { issueOf } from "../parseIssue.js"
-import * as RequestBody from "../requestBody.js"
+import * as OpenRouter from "../openrouter/schema.js"
+import { isRecord } from "../plain.js"
+import type * as RequestBody from "../requestBody.js"
 import * as Input from "../wireInput.js"
-import { maxDepth, tooDeep, total } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 /** The formats that speak Chat Completions. */
@@ -34,9 +33,6 @@ export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
 type DecodeOptions = OpenAi.DecodeOptions
 
 type DecodeError = OpenAi.DecodeError
-
-/** How an unexpected value is named in an error message (the schemas' messages use it too). */
-export const describe = Input.describe
 
 // An entry of a type decoding does not convert (`OpenAiFormat.knownTypes`), read only to report it.
 type Other = { readonly type: string & Brand.Brand<"OtherType"> }
@@ -51,45 +47,6 @@ const known = {
   assistantPart: new Set<string>(Wire.knownTypes.assistantPart),
   toolCall: new Set<string>(Wire.knownTypes.toolCall),
   reasoningDetail: new Set<string>(Wire.knownTypes.reasoningDetail)
-}
-
-const decodeMessages = lazy(() =>
-  Schema.decodeUnknownEither(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
-)
-const isMessageList = lazy(() => Guard.compile(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" }))
-
-const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
-
-/** A `MalformedInput` at `path`, which starts with `prefix` (where the message list sits). */
-const malformedAt = (
-  format: Format,
-  path: ConversionError.Path,
-  prefix: ConversionError.Path,
-  reason: string
-): ConversionError.MalformedInput => {
-  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
-  return new ConversionError.MalformedInput({
-    format,
-    path,
-    reason,
-    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
-    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
-      ? { blockIndex }
-      : {})
-  })
-}
-
-/**
- * The deepest issue of a parse error (the first one on a tie) as a `MalformedInput`: a failed
- * union reports every member it tried, and the member matching the input's shape fails deepest.
- */
-const malformed = (
-  format: Format,
-  error: ParseResult.ParseError,
-  prefix: ConversionError.Path
-): ConversionError.MalformedInput => {
-  const { message, path } = issueOf(error, "deepest")
-  return malformedAt(format, [...prefix, ...path], prefix, message)
 }
 
 /**
@@ -404,111 +361,56 @@ const toConversation = (
   return Either.right(out)
 }
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
+
+// a message's block lists, which a `blockIndex` indexes
+const blocks = ["content", "tool_calls", "reasoning_details"]
 
 /**
- * The Schema decode of the whole message list (at `input`, or at its `messages`), then the
- * conversion: what `decode` does when the guard fails, so every `MalformedInput` comes from here.
+ * The decoder of one of the formats: a message list, or a request body holding one whose keys must
+ * be in `keys` (the format's `requestKeys`; any other is a `MalformedInput`), read by the one decode
+ * sequence (internal/decoder.ts).
  */
-const decodeWithSchema = (
-  format: Format,
-  input: unknown,
-  options: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
-    ? [input, []]
-    : isRecord(input) && "messages" in input
-    ? [input["messages"], ["messages"]]
-    : [undefined, []]
-  if (prefix.length === 0 && !Array.isArray(messages)) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path: [],
-        reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
-          isRecord(input) ? "an object without messages" : describe(input)
-        }`
-      })
-    )
-  }
-  // Decoding recurses once per level of nesting: input nested deeper than any transcript (or cyclic)
-  // is reported before it can overflow the stack. Every value under the message list is walked,
-  // whether decoding reads it or not.
-  const deep = tooDeep(messages)
-  if (deep !== undefined) {
-    return Either.left(
-      malformedAt(format, [...prefix, ...deep], prefix, `nested more than ${maxDepth} levels deep (or cyclic)`)
-    )
-  }
-  const decoded = decodeMessages()(messages)
-  return Either.isLeft(decoded)
-    ? Either.left(malformed(format, decoded.left, prefix))
-    : toConversation(format, decoded.right, prefix, options)
-}
-
-/** A message list, or a request body holding one (its keys already checked), to canonical messages. */
-const decodeBody = (
-  format: Format,
-  input: unknown,
-  options: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  const messages = Array.isArray(input)
-    ? input
-    : isRecord(input) && "messages" in input
-    ? input["messages"]
-    : undefined
-  // a list the guard passes is converted as it is; anything else, errors included, is the Schema
-  // decode's to answer (guard.ts)
-  if (Array.isArray(messages) && isMessageList()(messages)) {
-    return toConversation(
-      format,
-      messages as ReadonlyArray<OpenAi.InputMessage>,
-      Array.isArray(input) ? [] : ["messages"],
-      options
-    )
-  }
-  return decodeWithSchema(format, input, options)
-}
-
-type Checker = ReturnType<typeof RequestBody.checker>
-
-// one checker per format's `requestKeys`, built on first use
-const checkers = new WeakMap<RequestBody.Keys, Checker>()
-
-const checkerOf = (format: Format, keys: RequestBody.Keys): Checker => {
-  let checker = checkers.get(keys)
-  if (checker === undefined) {
-    checker = RequestBody.checker(format, keys)
-    checkers.set(keys, checker)
-  }
-  return checker
-}
-
-/**
- * A Chat Completions message list, or a request body holding one, to canonical messages. A body's
- * keys must be in `keys` (the format's `requestKeys`): any other is a `MalformedInput`.
- */
-export const decode = (
-  format: Format,
-  keys: RequestBody.Keys,
-  input: unknown,
-  options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, DecodeError> =>
-  total(format, () => {
-    if (isRecord(input)) {
-      const unknown = checkerOf(format, keys)(input)
-      if (unknown !== undefined) return Either.left(unknown)
-    }
-    return decodeBody(format, input, options)
+const decoderOf = (format: Format, keys: RequestBody.Keys) =>
+  Decoder.make({
+    format,
+    requestKeys: keys,
+    issue: "deepest",
+    depthLimit: true,
+    target: (
+      input: unknown,
+      _options: DecodeOptions | undefined
+    ): Decoder.Target<ReadonlyArray<OpenAi.InputMessage>> | Decoder.Result<never, never> =>
+      Array.isArray(input)
+        ? { shape: messageList, value: input, path: [], locator: { messages: [], blocks } }
+        : isRecord(input) && "messages" in input
+        ? {
+          shape: messageList,
+          value: input["messages"],
+          path: ["messages"],
+          locator: { messages: ["messages"], blocks }
+        }
+        : Either.left(
+          new ConversionError.MalformedInput({
+            format,
+            path: [],
+            reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
+              isRecord(input) ? "an object without messages" : Input.describe(input)
+            }`
+          })
+        ),
+    convert: (messages, target, options): Either.Either<Conversation.Conversation, DecodeError> =>
+      toConversation(format, messages, target.path, options ?? {})
   })
 
-/**
- * A message list to canonical messages, as {@link decode} reads it (for `response.ts`, which reads a
- * completion's message as a one-message list).
- */
-export const decodeMessageList = (
+const decoders = {
+  openai: decoderOf("openai", Wire.requestKeys),
+  openrouter: decoderOf("openrouter", OpenRouter.requestKeys)
+}
+
+/** A Chat Completions message list, or a request body holding one, to canonical messages. */
+export const decode = (
   format: Format,
-  messages: ReadonlyArray<unknown>,
-  options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, DecodeError> => total(format, () => decodeBody(format, messages, options))
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => decoders[format](input, options)

@@ -15,9 +15,10 @@ import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
-import { decodeMessageList, type Format } from "./decode.js"
+import { decode, type Format } from "./decode.js"
 
 const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
 
@@ -54,7 +55,7 @@ const decodeCompletion = Schema.decodeUnknownEither(Completion, { onExcessProper
 const decodeChoice = Schema.decodeUnknownEither(Choice, { onExcessProperty: "ignore" })
 
 // no message or block index for envelope errors: a response is not a transcript
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const envelope: Input.Locator = { messages: ["\u0000"], blocks: [] }
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   stop: "stop",
@@ -92,7 +93,7 @@ const decodeMessage = (
     )
   }
   // an empty content string is no text (a streamed answer starts with one; its whole form has null)
-  const decoded = decodeMessageList(
+  const decoded = decode(
     format,
     [message["content"] === "" ? { ...message, content: null } : message],
     options
@@ -130,9 +131,9 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     let choice: typeof Choice.Type
     let prefix: ConversionError.Path

@@ -56,7 +56,7 @@ const Chunk = Schema.Struct({
 })
 
 const decodeChunk = Schema.decodeUnknownEither(Chunk, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const envelope: Input.Locator = { messages: ["\u0000"], blocks: [] }
 
 interface ToolCallState {
   id: string | undefined

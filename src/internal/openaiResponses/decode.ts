@@ -15,10 +15,9 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
-import * as Guard from "../guard.js"
-import { lazy } from "../lazy.js"
-import * as RequestBody from "../requestBody.js"
-import { malformed, maxDepth, parseToolArguments, tooDeep, total } from "../wireInput.js"
+import * as Decoder from "../decoder.js"
+import { isRecord } from "../plain.js"
+import { parseToolArguments } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -264,76 +263,29 @@ const toConversation = (
   return Either.right(out)
 }
 
-// Made on first use.
-const decodeItems = lazy(() => Schema.decodeUnknownEither(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" }))
-const isItemList = lazy(() => Guard.compile(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" }))
+const itemList = Decoder.shape(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" })
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/** Where the item list is, and the messages its request body puts before it (`instructions`). */
+interface Target extends Decoder.Target<ReadonlyArray<Format.InputItem>> {
+  readonly leading: ReadonlyArray<Message.Message>
+}
+
+const locator = (path: ConversionError.Path) => ({ messages: path, blocks: ["content"] })
 
 const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : isRecord(u) ? "an object without input" : typeof u
 
 /**
- * An item list at `prefix` of the input, with `leading` messages before it. A list the guard passes
- * is converted as it is; anything else, errors included, is the Schema decode's to answer
- * (guard.ts).
+ * `OpenAiResponsesFormat.decode`: an item list, or a request body with `input` (a string or items)
+ * and `instructions`, read by the one decode sequence (internal/decoder.ts).
  */
-export const decodeItemList = (
-  list: unknown,
-  prefix: ConversionError.Path,
-  leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, Format.DecodeError> =>
-  isItemList()(list)
-    ? toConversation(list as ReadonlyArray<Format.InputItem>, prefix, leading)
-    : decodeWithSchema(list, prefix, leading)
-
-/** The Schema decode of an item list, then the conversion: every `MalformedInput` comes from here. */
-const decodeWithSchema = (
-  list: unknown,
-  prefix: ConversionError.Path,
-  leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, Format.DecodeError> => {
-  const deep = tooDeep(list)
-  if (deep !== undefined) {
-    const path = [...prefix, ...deep]
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path,
-        reason: `nested more than ${maxDepth} levels deep (or cyclic)`,
-        ...(typeof path[prefix.length] === "number" ? { messageIndex: path[prefix.length] as number } : {})
-      })
-    )
-  }
-  const decoded = decodeItems()(list)
-  if (Either.isLeft(decoded)) {
-    const error = malformed(decoded.left, format, { messages: [], blocks: "content" })
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path: [...prefix, ...error.path],
-        reason: error.reason,
-        ...(error.messageIndex === undefined ? {} : { messageIndex: error.messageIndex }),
-        ...(error.blockIndex === undefined ? {} : { blockIndex: error.blockIndex })
-      })
-    )
-  }
-  return toConversation(decoded.right, prefix, leading)
-}
-
-const unknownRequestKey = lazy(() => RequestBody.checker(format, Wire.requestKeys))
-
-export const decode = (
-  input: unknown,
-  _options: Format.DecodeOptions = {}
-): Either.Either<Conversation.Conversation, Format.DecodeError> =>
-  total(format, () => {
-    if (Array.isArray(input)) return decodeItemList(input, [], [])
-    if (isRecord(input)) {
-      const unknown = unknownRequestKey()(input)
-      if (unknown !== undefined) return Either.left(unknown)
-    }
+export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
+  format,
+  requestKeys: Wire.requestKeys,
+  issue: "deepest",
+  depthLimit: true,
+  target: (input): Target | Decoder.Result<Conversation.Conversation, never> => {
+    if (Array.isArray(input)) return { shape: itemList, value: input, path: [], locator: locator([]), leading: [] }
     if (!isRecord(input) || !("input" in input)) {
       return Either.left(
         new ConversionError.MalformedInput({
@@ -356,5 +308,7 @@ export const decode = (
     const leading = typeof instructions === "string" ? [Message.system(instructions)] : []
     const items = input["input"]
     if (typeof items === "string") return Either.right([...leading, Message.user(items)])
-    return decodeItemList(items, ["input"], leading)
-  })
+    return { shape: itemList, value: items, path: ["input"], locator: locator(["input"]), leading }
+  },
+  convert: (items, target) => toConversation(items, target.path, target.leading)
+})

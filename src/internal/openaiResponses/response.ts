@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
-import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
+import { maxDepth, tooDeep } from "../plain.js"
+import { malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
 import * as Wire from "./schema.js"
 
@@ -85,7 +86,7 @@ export const decodeResponse = (
     }
     const shape = decodeShape(response)
     if (Either.isLeft(shape)) {
-      return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: "content" }))
+      return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: ["content"] }))
     }
     const r = shape.right
     if ((r.error !== undefined && r.error !== null) || r.status === "failed") {
@@ -109,7 +110,7 @@ export const decodeResponse = (
       const where = { path: ["output", k], messageIndex: k }
       const item = decodeItem(r.output[k])
       if (Either.isLeft(item)) {
-        const error = malformed(item.left, format, { messages: [], blocks: "content" })
+        const error = malformed(item.left, format, { messages: [], blocks: ["content"] })
         return Either.left(
           new ConversionError.MalformedInput({
             format,
