@@ -64,7 +64,7 @@ export interface Target<A> {
    * What the Schema decode reads of `value`, held to the depth limit before it (only that, so that
    * a request body's ignored parameters may nest as they like); `value` itself when absent.
    */
-  readonly read?: unknown
+  readonly read?: ((value: unknown) => unknown) | undefined
 }
 
 /** The type of the values a target's shape reads. */
@@ -120,7 +120,7 @@ export const make = <T extends Target<any>, Out, E, O>(
   const unknownKey = spec.requestKeys === undefined ? undefined : RequestBody.checker(format, spec.requestKeys)
   const explain = spec.explain ?? ((target: T, options: O | undefined): Result<Out, E> => {
     if (depthLimit) {
-      const deep = tooDeep(target.read === undefined ? target.value : target.read)
+      const deep = tooDeep(target.read === undefined ? target.value : target.read(target.value))
       if (deep !== undefined) {
         return Either.left(
           malformed(

@@ -237,6 +237,14 @@ const convert = (
 }
 
 const request = Decoder.shape(Wire.Request, { onExcessProperty: "ignore" })
+const atRequest = { messages: ["messages"], blocks: ["content"] }
+const atList = { messages: [], blocks: ["content"] }
+
+// only what is read is held to the depth limit: a request body's `tools` and the like are ignored
+const readOfRequest = (body: unknown) => {
+  const { messages, system } = body as { readonly system?: unknown; readonly messages?: unknown }
+  return { system, messages }
+}
 const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
 
 /** `AnthropicFormat.decode`: a request body or a bare `messages` array. */
@@ -247,15 +255,14 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
   depthLimit: true,
   target: (input): Decoder.Target<Format.Request | ReadonlyArray<Format.InputMessage>> | Decoder.Result<never, never> =>
     Array.isArray(input)
-      ? { shape: messageList, value: input, path: [], locator: { messages: [], blocks: ["content"] } }
+      ? { shape: messageList, value: input, path: [], locator: atList }
       : isRecord(input)
       ? {
         shape: request,
         value: input,
         path: [],
-        locator: { messages: ["messages"], blocks: ["content"] },
-        // only what is read: a request body's `tools` and the like are ignored
-        read: { system: input["system"], messages: input["messages"] }
+        locator: atRequest,
+        read: readOfRequest
       }
       : Either.left(
         new ConversionError.MalformedInput({

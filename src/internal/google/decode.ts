@@ -736,6 +736,22 @@ const resolveSystem = (
 
 const contentList = Decoder.shape(Wire.InputContents, { onExcessProperty: "ignore" })
 const request = Decoder.shape(Wire.InputRequest, { onExcessProperty: "ignore" })
+const atRequest = { messages: ["contents"], blocks: ["parts"] }
+const atList = { messages: [], blocks: ["parts"] }
+
+// only what decoding reads is held to the depth limit
+const readOfRequest = (body: unknown) => {
+  const input = body as { readonly [key: string]: unknown }
+  const config = input["config"]
+  return {
+    contents: input["contents"],
+    system_instruction: input["system_instruction"],
+    systemInstruction: input["systemInstruction"],
+    config: isRecord(config)
+      ? { system_instruction: config["system_instruction"], systemInstruction: config["systemInstruction"] }
+      : config
+  }
+}
 
 type Read = ReadonlyArray<Format.InputContent> | Format.InputRequest
 
@@ -750,29 +766,14 @@ export const decode: Decoder.Decode<Format.DecodeOptions, DecodeError> = Decoder
   depthLimit: true,
   target: (input): Decoder.Target<Read> | Decoder.Result<never, never> => {
     if (Array.isArray(input)) {
-      return { shape: contentList, value: input, path: [], locator: { messages: [], blocks: ["parts"] } }
+      return { shape: contentList, value: input, path: [], locator: atList }
     }
     if (!isRecord(input)) {
       return Either.left(
         malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
       )
     }
-    const config = input["config"]
-    return {
-      shape: request,
-      value: input,
-      path: [],
-      locator: { messages: ["contents"], blocks: ["parts"] },
-      // only what decoding reads is held to the depth limit
-      read: {
-        contents: input["contents"],
-        system_instruction: input["system_instruction"],
-        systemInstruction: input["systemInstruction"],
-        config: isRecord(config)
-          ? { system_instruction: config["system_instruction"], systemInstruction: config["systemInstruction"] }
-          : config
-      }
-    }
+    return { shape: request, value: input, path: [], locator: atRequest, read: readOfRequest }
   },
   convert: (value) =>
     Array.isArray(value)

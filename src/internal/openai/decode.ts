@@ -365,6 +365,8 @@ const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessPro
 
 // a message's block lists, which a `blockIndex` indexes
 const blocks = ["content", "tool_calls", "reasoning_details"]
+const atList = { messages: [], blocks }
+const atRequest = { messages: ["messages"], blocks }
 
 /**
  * The decoder of one of the formats: a message list, or a request body holding one whose keys must
@@ -382,14 +384,9 @@ const decoderOf = (format: Format, keys: RequestBody.Keys) =>
       _options: DecodeOptions | undefined
     ): Decoder.Target<ReadonlyArray<OpenAi.InputMessage>> | Decoder.Result<never, never> =>
       Array.isArray(input)
-        ? { shape: messageList, value: input, path: [], locator: { messages: [], blocks } }
+        ? { shape: messageList, value: input, path: atList.messages, locator: atList }
         : isRecord(input) && "messages" in input
-        ? {
-          shape: messageList,
-          value: input["messages"],
-          path: ["messages"],
-          locator: { messages: ["messages"], blocks }
-        }
+        ? { shape: messageList, value: input["messages"], path: atRequest.messages, locator: atRequest }
         : Either.left(
           new ConversionError.MalformedInput({
             format,

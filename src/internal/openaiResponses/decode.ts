@@ -270,7 +270,8 @@ interface Target extends Decoder.Target<ReadonlyArray<Format.InputItem>> {
   readonly leading: ReadonlyArray<Message.Message>
 }
 
-const locator = (path: ConversionError.Path) => ({ messages: path, blocks: ["content"] })
+const atList = { messages: [], blocks: ["content"] }
+const atRequest = { messages: ["input"], blocks: ["content"] }
 
 const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : isRecord(u) ? "an object without input" : typeof u
@@ -285,7 +286,7 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
   issue: "deepest",
   depthLimit: true,
   target: (input): Target | Decoder.Result<Conversation.Conversation, never> => {
-    if (Array.isArray(input)) return { shape: itemList, value: input, path: [], locator: locator([]), leading: [] }
+    if (Array.isArray(input)) return { shape: itemList, value: input, path: [], locator: atList, leading: [] }
     if (!isRecord(input) || !("input" in input)) {
       return Either.left(
         new ConversionError.MalformedInput({
@@ -308,7 +309,7 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
     const leading = typeof instructions === "string" ? [Message.system(instructions)] : []
     const items = input["input"]
     if (typeof items === "string") return Either.right([...leading, Message.user(items)])
-    return { shape: itemList, value: items, path: ["input"], locator: locator(["input"]), leading }
+    return { shape: itemList, value: items, path: atRequest.messages, locator: atRequest, leading }
   },
   convert: (items, target) => toConversation(items, target.path, target.leading)
 })
