@@ -13,6 +13,7 @@ import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
+import * as BlockError from "./blockError.js"
 import { isPlainObject } from "./plain.js"
 import { copyJson, copyJsonObject } from "./wireInput.js"
 
@@ -234,7 +235,9 @@ export const encodeWith = <Out, Message, User, Tool, Assistant>(
           }
           const [block, j] = entry
           if (block.type !== "text") {
-            return Either.left(unsupported(format, i, j, block.type, `an ${name} system message holds one string only`))
+            return Either.left(
+              BlockError.unsupported(format, i, j, block.type, `an ${name} system message holds one string only`)
+            )
           }
           messages.push(toolkit.system(block.text, { detail, blockDetail: block.detail, continues }))
           break
@@ -304,23 +307,6 @@ export const encodeWith = <Out, Message, User, Tool, Assistant>(
   }
   return Either.right(toolkit.finish(messages))
 }
-
-/** An `UnsupportedBlock` of a bridge at block `blockIndex` of message `messageIndex`. */
-export const unsupported = (
-  format: ConversionError.Bridge,
-  messageIndex: number,
-  blockIndex: number,
-  blockType: string,
-  reason: string
-): ConversionError.UnsupportedBlock =>
-  new ConversionError.UnsupportedBlock({
-    format,
-    path: [messageIndex, "blocks", blockIndex],
-    messageIndex,
-    blockIndex,
-    blockType,
-    reason
-  })
 
 /**
  * Appends decoded toolkit messages to a canonical conversation, merging a message marked

@@ -146,6 +146,48 @@ export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject |
   return copy
 }
 
+/** Where in a transcript a conversion error is: the full path, and the message and block it is in. */
+export interface Located {
+  readonly format: ConversionError.UnsupportedContent["format"]
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex?: number | undefined
+}
+
+/** Content with no canonical form, at `at`. */
+export const unsupportedContent = (
+  at: Located,
+  contentType: string,
+  reason: string
+): Either.Either<never, ConversionError.UnsupportedContent> =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format: at.format,
+      path: at.path,
+      messageIndex: at.messageIndex,
+      ...(at.blockIndex === undefined ? {} : { blockIndex: at.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+/** Tool-call arguments that are no JSON object, at `at` (block 0 when the call has no index). */
+export const invalidToolArguments = (
+  at: Located,
+  raw: string,
+  reason: string
+): Either.Either<never, ConversionError.InvalidToolArguments> =>
+  Either.left(
+    new ConversionError.InvalidToolArguments({
+      format: at.format,
+      path: at.path,
+      messageIndex: at.messageIndex,
+      blockIndex: at.blockIndex ?? 0,
+      raw,
+      reason
+    })
+  )
+
 /** How an unexpected input value is named in an error message. */
 export const describe = (u: unknown): string =>
   u === null

@@ -21,6 +21,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
+import * as BlockError from "../blockError.js"
 import * as Bridge from "../bridge.js"
 import { isPlainObject } from "../plain.js"
 
@@ -64,7 +65,7 @@ const signatureOptions = (block: Block.ReasoningBlock, target: SignatureTarget):
 }
 
 const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
-  Bridge.unsupported(format, messageIndex, blockIndex, blockType, reason)
+  BlockError.unsupported(format, messageIndex, blockIndex, blockType, reason)
 
 const checkImage = (
   block: Block.ImageBlock,

@@ -12,6 +12,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
+import * as BlockError from "../blockError.js"
 import * as Bridge from "../bridge.js"
 import { isPlainObject } from "../plain.js"
 
@@ -55,13 +56,13 @@ const filePart = (
 ): Either.Either<Prompt.FilePart, ConversionError.UnsupportedBlock> => {
   if (!block.mimeType.startsWith("image/")) {
     return Either.left(
-      Bridge.unsupported(format, messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType))
+      BlockError.unsupported(format, messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType))
     )
   }
   const bytes = Bridge.bytesOf(block.data)
   if (bytes === undefined) {
     return Either.left(
-      Bridge.unsupported(
+      BlockError.unsupported(
         format,
         messageIndex,
         blockIndex,

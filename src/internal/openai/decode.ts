@@ -82,21 +82,15 @@ const pathOf = (where: Where): ConversionError.Path => {
   return path as unknown as ConversionError.Path
 }
 
-const unsupported = (
-  where: Where,
-  contentType: string,
-  reason: string
-): Either.Either<never, ConversionError.UnsupportedContent> =>
-  Either.left(
-    new ConversionError.UnsupportedContent({
-      format: where.format,
-      path: pathOf(where),
-      messageIndex: where.messageIndex,
-      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
-      contentType,
-      reason
-    })
-  )
+const located = (where: Where): Input.Located => ({
+  format: where.format,
+  path: pathOf(where),
+  messageIndex: where.messageIndex,
+  blockIndex: where.blockIndex
+})
+
+const unsupported = (where: Where, contentType: string, reason: string) =>
+  Input.unsupportedContent(located(where), contentType, reason)
 
 // `data:<mime>;base64,<data>`; the media type is everything up to the first `;base64,`.
 const base64DataUrl = /^data:(.*?);base64,/is
@@ -125,41 +119,33 @@ const decodeImage = (
 const otherPart = (part: Other, where: Where, k: number) =>
   unsupported(at(where, "content", k), part.type, "a canonical message holds text and images (base64 data URLs) only")
 
-// A part is read with its message's `where` and its index `k` in the content: its own path is made
-// only for an error.
-const decodePart = (
-  part: OpenAi.InputPart,
+/**
+ * A content part's decoder, for the part types `known` lists (an assistant's include refusals). A
+ * part is read with its message's `where` and its index `k` in the content: its own path is made only
+ * for an error.
+ */
+const partDecoder = <P extends OpenAi.InputAssistantPart>(known: ReadonlySet<string>) =>
+(
+  part: P,
   where: Where,
   k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known.part)) return otherPart(part, where, k)
-  switch (part.type) {
+  const read = part as OpenAi.InputAssistantPart
+  if (isOther(read, known)) return otherPart(read, where, k)
+  switch (read.type) {
     case "text":
-      return Either.right(Block.text(part.text))
+      return Either.right(Block.text(read.text))
     case "image_url":
-      return decodeImage(part.image_url.url, where, k)
+      return decodeImage(read.image_url.url, where, k)
+    case "refusal":
+      return Either.right(Block.text(read.refusal))
     default:
-      return absurd(part)
+      return absurd(read)
   }
 }
 
-const decodeAssistantPart = (
-  part: OpenAi.InputAssistantPart,
-  where: Where,
-  k: number
-): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known.assistantPart)) return otherPart(part, where, k)
-  switch (part.type) {
-    case "text":
-      return Either.right(Block.text(part.text))
-    case "image_url":
-      return decodeImage(part.image_url.url, where, k)
-    case "refusal":
-      return Either.right(Block.text(part.refusal))
-    default:
-      return absurd(part)
-  }
-}
+const decodePart = partDecoder<OpenAi.InputPart>(known.part)
+const decodeAssistantPart = partDecoder<OpenAi.InputAssistantPart>(known.assistantPart)
 
 const decodeContent = <P>(
   content: string | ReadonlyArray<P>,
@@ -178,16 +164,7 @@ const decodeContent = <P>(
 }
 
 const invalidArguments = (where: Where, raw: string, reason: string) =>
-  Either.left(
-    new ConversionError.InvalidToolArguments({
-      format: where.format,
-      path: pathOf(where),
-      messageIndex: where.messageIndex,
-      blockIndex: where.blockIndex ?? 0,
-      raw,
-      reason
-    })
-  )
+  Input.invalidToolArguments(located(where), raw, reason)
 
 // A tool call is read with its message's `where` and its index `k` in `tool_calls`: its own path
 // is made only for an error.

@@ -1,7 +1,7 @@
 /**
  * A Chat Completions answer (`chat.completion`, or one of its `choices`) to a {@link ModelResponse}.
  *
- * The envelope (choices, `finish_reason`, `usage`, `id`, `model`) is read here; the choice's
+ * The R.envelope (choices, `finish_reason`, `usage`, `id`, `model`) is read here; the choice's
  * `message` goes through the chat transcript decoder as a one-message transcript, so its content,
  * refusal, reasoning fields and tool calls read exactly as they do in a transcript, errors
  * included (their paths moved to where the response holds the message).
@@ -20,16 +20,14 @@ import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import { decode, type Format } from "./decode.js"
 
-const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
-
 /** `usage` of a completion (the counts read; other keys ignored). */
 export const Usage = Schema.Struct({
-  prompt_tokens: Count,
-  completion_tokens: Count,
-  total_tokens: Count,
-  prompt_tokens_details: Schema.optionalWith(Schema.NullOr(Schema.Struct({ cached_tokens: Count })), { exact: true }),
+  prompt_tokens: R.Count,
+  completion_tokens: R.Count,
+  total_tokens: R.Count,
+  prompt_tokens_details: Schema.optionalWith(Schema.NullOr(Schema.Struct({ cached_tokens: R.Count })), { exact: true }),
   completion_tokens_details: Schema.optionalWith(
-    Schema.NullOr(Schema.Struct({ reasoning_tokens: Count })),
+    Schema.NullOr(Schema.Struct({ reasoning_tokens: R.Count })),
     { exact: true }
   )
 })
@@ -43,7 +41,7 @@ export const Choice = Schema.Struct({
   error: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
-/** A `chat.completion` envelope. */
+/** A `chat.completion` R.envelope. */
 export const Completion = Schema.Struct({
   id: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   model: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
@@ -53,9 +51,6 @@ export const Completion = Schema.Struct({
 
 const decodeCompletion = Schema.decodeUnknownEither(Completion, { onExcessProperty: "ignore" })
 const decodeChoice = Schema.decodeUnknownEither(Choice, { onExcessProperty: "ignore" })
-
-// no message or block index for envelope errors: a response is not a transcript
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: [] }
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   stop: "stop",
@@ -140,7 +135,7 @@ export const decodeResponse = (
     let completion: typeof Completion.Type | undefined
     if ("choices" in input) {
       const decoded = decodeCompletion(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       completion = decoded.right
       const picked = R.pick(
         format,
@@ -155,7 +150,7 @@ export const decodeResponse = (
       prefix = ["choices", picked.right.position, "message"]
     } else {
       const decoded = decodeChoice(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       choice = decoded.right
       prefix = ["message"]
       if (options.choice !== undefined && choice.index !== undefined && choice.index !== options.choice) {

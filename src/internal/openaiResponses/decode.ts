@@ -17,7 +17,7 @@ import * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
-import { parseToolArguments } from "../wireInput.js"
+import { invalidToolArguments, parseToolArguments, unsupportedContent } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -34,33 +34,11 @@ const at = (where: Where, key: string | number, blockIndex?: number): Where =>
     ? { ...where, path: [...where.path, key] }
     : { ...where, path: [...where.path, key, blockIndex], blockIndex }
 
-export const unsupported = (
-  where: Where,
-  contentType: string,
-  reason: string
-): Either.Either<never, ConversionError.UnsupportedContent> =>
-  Either.left(
-    new ConversionError.UnsupportedContent({
-      format,
-      path: where.path,
-      messageIndex: where.messageIndex,
-      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
-      contentType,
-      reason
-    })
-  )
+export const unsupported = (where: Where, contentType: string, reason: string) =>
+  unsupportedContent({ format, ...where }, contentType, reason)
 
 const invalidArguments = (where: Where, raw: string, reason: string) =>
-  Either.left(
-    new ConversionError.InvalidToolArguments({
-      format,
-      path: where.path,
-      messageIndex: where.messageIndex,
-      blockIndex: where.blockIndex ?? 0,
-      raw,
-      reason
-    })
-  )
+  invalidToolArguments({ format, ...where }, raw, reason)
 
 /** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
 export const parseArguments = (
