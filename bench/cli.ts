@@ -16,7 +16,9 @@
  * `--only=openai,google,...` (only the directions to those targets or from those sources),
  * `--cli=PATH` (another compiled CLI, e.g. an older build, in place of dist/bin/cli.js),
  * `--baseline=PATH` (another compiled CLI, e.g. an earlier commit's `dist/bin/cli.js`, run as one more
- * variant beside ours in every round, with its ratios to the hand-written converter and ours to it).
+ * variant beside ours in every round, with its ratios to the hand-written converter and ours to it),
+ * `--baseline-flags=FLAGS` (node flags for the baseline, space-separated: with `--baseline=dist/bin/cli.js`
+ * and `--baseline-flags=--disallow-code-generation-from-strings`, our build with its guards as closures).
  */
 import { execFileSync, spawn } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -37,6 +39,7 @@ const withNpm = !argv.includes("--no-npm")
 const cli = path.resolve(option("cli", path.join(root, "dist", "bin", "cli.js")))
 const baselineOption = option("baseline", "")
 const baseline = baselineOption === "" ? undefined : path.resolve(baselineOption)
+const baselineFlags = option("baseline-flags", "").split(" ").filter((flag) => flag !== "")
 
 // -----------------------------------------------------------------------------
 // builds
@@ -179,7 +182,7 @@ const command = (variant: Variant, args: ReadonlyArray<string>): Array<string> =
     case "compiled":
       return [process.execPath, cli, "convert", "--jsonl", ...args]
     case "baseline":
-      return [process.execPath, baseline!, "convert", "--jsonl", ...args]
+      return [process.execPath, ...baselineFlags, baseline!, "convert", "--jsonl", ...args]
     case "npm run cli":
       return ["npm", "run", "-s", "cli", "--", "convert", "--jsonl", ...args]
   }
