@@ -143,8 +143,11 @@ export const make = <T extends Target<any>, Out, E, O>(
       if (error !== undefined) return Either.left(error)
     }
     const target = spec.target(input, options)
-    if (Either.isEither(target)) return target
-    return target.shape.is(target.value) ? convert(target.value as Value<T>, target, options) : explain(target, options)
+    // a target has a shape; an answer given already is an `Either` (told apart by a property read,
+    // which costs less than `Either.isEither`'s symbol lookup on every call)
+    if ((target as Partial<T>).shape === undefined) return target as Result<Out, E>
+    const { shape, value } = target as T
+    return shape.is(value) ? convert(value as Value<T>, target as T, options) : explain(target as T, options)
   }
   return (input, options) => total(format, () => run(input, options))
 }
