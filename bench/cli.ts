@@ -229,9 +229,11 @@ const main = async () => {
     const seconds = (v: Variant) => median(results.get(v)!.map((x) => x.seconds))
     const cpu = (v: Variant) => median(results.get(v)!.map((x) => x.cpu))
     const rss = (v: Variant) => Math.max(...results.get(v)!.map((x) => x.maxRssMb))
-    const versus = baseline === undefined ? "" : ` | ${(seconds("baseline") / seconds("compiled")).toFixed(2)}x (CPU ${
-      (cpu("baseline") / cpu("compiled")).toFixed(2)
-    }x)`
+    const versus = baseline === undefined ?
+      "" :
+      ` | ${(seconds("baseline") / seconds("compiled")).toFixed(2)}x (CPU ${
+        (cpu("baseline") / cpu("compiled")).toFixed(2)
+      }x)`
     const cells = variants.map((v) =>
       `${(size / seconds(v)).toFixed(1)} MB/s, ${seconds(v).toFixed(1)} s (${cpu(v).toFixed(1)} s CPU), ${
         rss(v).toFixed(0)

@@ -176,7 +176,11 @@ const fixture = async (subject: Subject, turns: number): Promise<Fixture> => {
   const decoded = getOrFail(subject.ours.decode(wire), `our ${what} decode`)
   assertSameJson(subject.plain.decode(wire), decoded, `hand-written ${what} decode`)
   if (subject.before !== undefined) {
-    assertSameJson(getOrFail(subject.before.encode(conversation), `baseline ${what} encode`), encoded, `baseline ${what}`)
+    assertSameJson(
+      getOrFail(subject.before.encode(conversation), `baseline ${what} encode`),
+      encoded,
+      `baseline ${what}`
+    )
     assertSameJson(getOrFail(subject.before.decode(wire), `baseline ${what} decode`), decoded, `baseline ${what}`)
   }
 

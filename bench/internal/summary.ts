@@ -120,7 +120,16 @@ export const print = (
       ]
     }
     console.log(Report.render({
-      header: ["turns", "format", "direction", "ours", "baseline", "ours / baseline", "ours vs hand", "baseline vs hand"],
+      header: [
+        "turns",
+        "format",
+        "direction",
+        "ours",
+        "baseline",
+        "ours / baseline",
+        "ours vs hand",
+        "baseline vs hand"
+      ],
       left: [1, 2],
       rows: cases.flatMap(({ decode, encode, provider, turns }) => [
         ...(encode.before === undefined ? [] : [row("encode", turns, provider, { ...encode, before: encode.before })]),
