@@ -75,6 +75,7 @@ import * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "./ConversionError.js"
+import * as Decoder from "./internal/decoder.js"
 import { issueOf } from "./internal/parseIssue.js"
 import { isRecord as isObject } from "./internal/plain.js"
 import * as Json from "./Json.js"
@@ -471,7 +472,7 @@ export const convert: {
     Either.all(tools.map((tool, i) => convertOne(tool, i, format, options)))
 )
 
-const decodeList = Schema.decodeUnknownEither(Schema.Array(Json.JsonObject))
+const decodeList = Decoder.shape(Schema.Array(Json.JsonObject), { onExcessProperty: "ignore" }).decode
 
 /**
  * Read a tool list from untrusted JSON, as the reference's `convert_tool_response` reads it: an

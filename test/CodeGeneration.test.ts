@@ -14,15 +14,18 @@ import { run } from "./utils/everyCodec.js"
 
 const root = path.resolve(__dirname, "..")
 
-const child = (flags: ReadonlyArray<string>): Promise<string> =>
+const node = (args: ReadonlyArray<string>): Promise<string> =>
   new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      [...flags, "--import", "tsx", path.join(root, "test/utils/everyCodec.ts")],
+      args,
       { cwd: root, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
     )
   )
+
+const child = (flags: ReadonlyArray<string>): Promise<string> =>
+  node([...flags, "--import", "tsx", path.join(root, "test/utils/everyCodec.ts")])
 
 describe("without code generation from strings", () => {
   it("every codec loads, and converts and fails as it does with it", async () => {
@@ -31,5 +34,22 @@ describe("without code generation from strings", () => {
     assert.isFalse(out.guardGenerates, "so its guards are closures")
     assert.isTrue(Guard.canGenerate(), "here, guards are generated source")
     assert.deepStrictEqual(out.result, JSON.parse(JSON.stringify(run())))
+  })
+})
+
+describe("nothing is compiled when the library loads", () => {
+  it("source text is compiled only when a decoder first needs its guard", async () => {
+    // `new Function` counted in a fresh process, from before the library loads
+    const script = `
+let calls = 0
+globalThis.Function = new Proxy(Function, { construct(target, args) { calls++; return Reflect.construct(target, args) } })
+const library = await import(${JSON.stringify(path.join(root, "src/index.ts"))})
+const atImport = calls
+const decoded = library.AnthropicFormat.decode({ messages: [{ role: "user", content: "hi" }] })
+console.log(JSON.stringify({ atImport, afterDecode: calls, decoded: decoded._tag }))`
+    const out = JSON.parse(await node(["--import", "tsx", "--input-type=module", "-e", script]))
+    assert.deepStrictEqual(out.atImport, 0)
+    assert.isAbove(out.afterDecode, 0)
+    assert.strictEqual(out.decoded, "Right")
   })
 })

@@ -15,6 +15,7 @@ import type * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Decoder from "../decoder.js"
 import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
@@ -48,7 +49,7 @@ export const Envelope = Schema.Struct({
   usage: R.optional(Usage)
 })
 
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
+const decodeEnvelope = Decoder.shape(Envelope, { onExcessProperty: "ignore" }).decode
 
 const stopReasons: Record<string, ModelResponse.StopReason> = {
   end_turn: "stop",

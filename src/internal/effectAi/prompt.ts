@@ -5,7 +5,6 @@
  */
 import * as Prompt from "@effect/ai/Prompt"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
@@ -14,6 +13,7 @@ import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
 import * as BlockError from "../blockError.js"
 import * as Bridge from "../bridge.js"
+import * as Decoder from "../decoder.js"
 import { isPlainObject } from "../plain.js"
 
 const format = "effect-ai" as const
@@ -237,7 +237,7 @@ const providerExecuted = (path: Path, messageIndex: number, blockIndex: number, 
     reason: "canonical conversations hold only the calls the harness runs"
   })
 
-const decodePrompt = Schema.decodeUnknownEither(Prompt.Prompt)
+const decodePrompt = Decoder.shape(Prompt.Prompt, { onExcessProperty: "ignore" }).decode
 
 /** The prompt itself, or the decoded form of an encoded prompt's messages. */
 const toPrompt = (input: unknown): Either.Either<Prompt.Prompt, ConversionError.MalformedInput> => {

@@ -16,6 +16,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Decoder from "../decoder.js"
 import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
@@ -59,8 +60,8 @@ export const Envelope = Schema.Struct({
   responseId: R.optional(Schema.String)
 })
 
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
-const decodeCandidate = Schema.decodeUnknownEither(Candidate, { onExcessProperty: "ignore" })
+const decodeEnvelope = Decoder.shape(Envelope, { onExcessProperty: "ignore" }).decode
+const decodeCandidate = Decoder.shape(Candidate, { onExcessProperty: "ignore" }).decode
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   STOP: "stop",

@@ -15,6 +15,7 @@ import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
+import * as Decoder from "../decoder.js"
 import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
@@ -49,8 +50,8 @@ export const Completion = Schema.Struct({
   usage: Schema.optionalWith(Schema.NullOr(Usage), { exact: true })
 })
 
-const decodeCompletion = Schema.decodeUnknownEither(Completion, { onExcessProperty: "ignore" })
-const decodeChoice = Schema.decodeUnknownEither(Choice, { onExcessProperty: "ignore" })
+const decodeCompletion = Decoder.shape(Completion, { onExcessProperty: "ignore" }).decode
+const decodeChoice = Decoder.shape(Choice, { onExcessProperty: "ignore" }).decode
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   stop: "stop",

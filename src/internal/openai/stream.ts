@@ -18,6 +18,7 @@ import type * as Stream from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
+import * as Decoder from "../decoder.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import type { Format } from "./decode.js"
@@ -53,7 +54,7 @@ const Chunk = Schema.Struct({
   usage: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
-const decodeChunk = Schema.decodeUnknownEither(Chunk, { onExcessProperty: "ignore" })
+const decodeChunk = Decoder.shape(Chunk, { onExcessProperty: "ignore" }).decode
 
 interface ToolCallState {
   id: string | undefined

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Decoder from "../decoder.js"
 import { maxDepth, tooDeep } from "../plain.js"
 import { malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
@@ -35,8 +36,8 @@ export const ResponseSchema = Schema.Struct({
   }))
 })
 
-const decodeShape = Schema.decodeUnknownEither(ResponseSchema, { onExcessProperty: "ignore" })
-const decodeItem = Schema.decodeUnknownEither(Wire.InputItem, { onExcessProperty: "ignore" })
+const decodeShape = Decoder.shape(ResponseSchema, { onExcessProperty: "ignore" }).decode
+const decodeItem = Decoder.shape(Wire.InputItem, { onExcessProperty: "ignore" }).decode
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
