@@ -14,7 +14,11 @@
  * hand-written converter's. Options: `--conversations=N`, `--runs=N` (timed runs per variant,
  * the median is reported), `--no-build` (use dist/ as it is), `--no-npm`, `--big`, `--startup-only`,
  * `--only=openai,google,...` (only the directions to those targets or from those sources),
- * `--cli=PATH` (another compiled CLI, e.g. an older build, in place of dist/bin/cli.js).
+ * `--cli=PATH` (another compiled CLI, e.g. an older build, in place of dist/bin/cli.js),
+ * `--baseline=PATH` (another compiled CLI, e.g. an earlier commit's `dist/bin/cli.js`, run as one more
+ * variant beside ours in every round, with its ratios to the hand-written converter and ours to it),
+ * `--baseline-flags=FLAGS` (node flags for the baseline, space-separated: with `--baseline=dist/bin/cli.js`
+ * and `--baseline-flags=--disallow-code-generation-from-strings`, our build with its guards as closures).
  */
 import { execFileSync, spawn } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -33,6 +37,9 @@ const conversations = Number(option("conversations", "10000"))
 const runs = Number(option("runs", "1"))
 const withNpm = !argv.includes("--no-npm")
 const cli = path.resolve(option("cli", path.join(root, "dist", "bin", "cli.js")))
+const baselineOption = option("baseline", "")
+const baseline = baselineOption === "" ? undefined : path.resolve(baselineOption)
+const baselineFlags = option("baseline-flags", "").split(" ").filter((flag) => flag !== "")
 
 // -----------------------------------------------------------------------------
 // builds
@@ -167,20 +174,25 @@ const measure = (command: ReadonlyArray<string>, hashOutput: boolean): Promise<R
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-type Variant = "hand-written" | "compiled" | "npm run cli"
+type Variant = "hand-written" | "compiled" | "baseline" | "npm run cli"
 const command = (variant: Variant, args: ReadonlyArray<string>): Array<string> => {
   switch (variant) {
     case "hand-written":
       return [process.execPath, plain, ...args]
     case "compiled":
       return [process.execPath, cli, "convert", "--jsonl", ...args]
+    case "baseline":
+      return [process.execPath, ...baselineFlags, baseline!, "convert", "--jsonl", ...args]
     case "npm run cli":
       return ["npm", "run", "-s", "cli", "--", "convert", "--jsonl", ...args]
   }
 }
-const variants: ReadonlyArray<Variant> = withNpm
-  ? ["hand-written", "compiled", "npm run cli"]
-  : ["hand-written", "compiled"]
+const variants: ReadonlyArray<Variant> = [
+  "hand-written",
+  "compiled",
+  ...(baseline === undefined ? [] : ["baseline" as const]),
+  ...(withNpm ? ["npm run cli" as const] : [])
+]
 const argsOf = (d: Direction) => ["--from", d.from, "--to", d.to, d.file]
 const name = (d: Direction) => d.from === "canonical" ? `--to ${d.to}` : `--from ${d.from} --to canonical`
 
@@ -198,6 +210,9 @@ const main = async () => {
       await measure(command("compiled", argsOf(d)), true)
     ]
     if (hand.hash !== ours.hash) throw new Error(`${name(d)}: the outputs differ`)
+    if (baseline !== undefined && (await measure(command("baseline", argsOf(d)), true)).hash !== ours.hash) {
+      throw new Error(`${name(d)}: the baseline's output differs`)
+    }
   }
 
   const rows: Array<string> = []
@@ -205,11 +220,20 @@ const main = async () => {
     const size = fs.statSync(d.file).size / 1e6
     const results = new Map<Variant, Array<Run>>(variants.map((v) => [v, []]))
     for (let r = 0; r < runs; r++) {
-      for (const v of variants) results.get(v)!.push(await measure(command(v, argsOf(d)), false))
+      // the order rotated by the round, so that no variant always runs after the same one
+      for (let k = 0; k < variants.length; k++) {
+        const v = variants[(k + r) % variants.length]!
+        results.get(v)!.push(await measure(command(v, argsOf(d)), false))
+      }
     }
     const seconds = (v: Variant) => median(results.get(v)!.map((x) => x.seconds))
     const cpu = (v: Variant) => median(results.get(v)!.map((x) => x.cpu))
     const rss = (v: Variant) => Math.max(...results.get(v)!.map((x) => x.maxRssMb))
+    const versus = baseline === undefined ?
+      "" :
+      ` | ${(seconds("baseline") / seconds("compiled")).toFixed(2)}x (CPU ${
+        (cpu("baseline") / cpu("compiled")).toFixed(2)
+      }x)`
     const cells = variants.map((v) =>
       `${(size / seconds(v)).toFixed(1)} MB/s, ${seconds(v).toFixed(1)} s (${cpu(v).toFixed(1)} s CPU), ${
         rss(v).toFixed(0)
@@ -220,7 +244,7 @@ const main = async () => {
           (cpu("hand-written") / cpu(v)).toFixed(2)
         }x)`)
     )
-    const row = `| \`${name(d)}\` | ${size.toFixed(0)} MB | ${cells.join(" | ")} |`
+    const row = `| \`${name(d)}\` | ${size.toFixed(0)} MB | ${cells.join(" | ")}${versus} |`
     rows.push(row)
     process.stderr.write(row + "\n")
   }
@@ -341,8 +365,8 @@ const main = async () => {
         os.loadavg()[0]!.toFixed(1)
       }. ${conversations} conversations (1-40 turns), median of ${runs} run(s).`,
       "",
-      `| direction | input | ${variants.join(" | ")} |`,
-      `| --- | --- | ${variants.map(() => "---").join(" | ")} |`,
+      `| direction | input | ${variants.join(" | ")}${baseline === undefined ? "" : " | compiled / baseline"} |`,
+      `| --- | --- | ${variants.map(() => "---").join(" | ")}${baseline === undefined ? "" : " | ---"} |`,
       ...rows,
       "",
       "| start-up (median) | hand-written | compiled | npm run cli |",

@@ -12,12 +12,17 @@
  * - `--formats=openai,google` measure only these formats;
  * - `--sizes=100,10000` measure only these conversation sizes (turns);
  * - `--quick` few, short samples: a smoke run (figures are not reliable);
- * - `--no-memory` skip the heap measurements.
+ * - `--no-memory` skip the heap measurements;
+ * - `--baseline=DIR` measure another build of the codecs side by side with ours (`DIR/Format.js`: an
+ *   earlier commit's compiled `dist/`), in the same rounds, and print ours over it;
+ * - `--ours=DIR` measure our codecs from a compiled build (`DIR/Format.js`) instead of `src/` run
+ *   through tsx (which wraps named functions; a build compiled by tsc, as published, does not).
  *
  * Method, machine and figures: docs/performance.md.
  */
 import { fork } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Format from "../src/Format.js"
 import * as OpenAiFormat from "../src/OpenAiFormat.js"
 import * as OpenRouterFormat from "../src/OpenRouterFormat.js"
@@ -67,15 +72,25 @@ const settings: Measure.Settings = { sizes, timing, memory: !process.argv.includ
 
 const child = flag("child")
 
+type Codecs = typeof Format.codecs
+
+const load = async (dir: string | undefined): Promise<Codecs | undefined> =>
+  dir === undefined
+    ? undefined
+    : ((await import(pathToFileURL(path.resolve(dir, "Format.js")).href)) as typeof Format).codecs
+
 if (child !== undefined) {
   // A child: measure one format and send the result to the parent.
   const name = provider(child)
+  const ours = (await load(flag("ours"))) ?? Format.codecs
+  const before = await load(flag("baseline"))
   const result = await Measure.measureFormat(
     {
       provider: name,
       // Google has no input representation for plain-text reasoning (the codec rejects it).
       shape: { reasoning: name !== "google" },
-      ours: Format.codecs[name],
+      ours: ours[name],
+      ...(before === undefined ? {} : { before: before[name] }),
       plain: plain[name],
       ...(name === "openai"
         ? { optIn: { label: "toolArguments: json", encode: (c) => OpenAiFormat.encode(c, { toolArguments: "json" }) } }
@@ -92,6 +107,8 @@ if (child !== undefined) {
 } else {
   const started = Date.now()
   console.log(`codec benchmark: ${formats.join(", ")}; turns ${sizes.join(", ")}`)
+  if (flag("ours") !== undefined) console.log(`ours: ${path.resolve(flag("ours")!)}`)
+  if (flag("baseline") !== undefined) console.log(`baseline: ${path.resolve(flag("baseline")!)}`)
   console.log(Summary.machine())
   for (const turns of sizes) {
     const t = timing(turns)

@@ -53,14 +53,19 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as AnthropicDecode from "./internal/anthropic/decode.js"
-import * as AnthropicEncode from "./internal/anthropic/encode.js"
-import * as Json from "./Json.js"
+import * as decoder from "./internal/anthropic/decode.js"
+import * as encoder from "./internal/anthropic/encode.js"
+import * as responseDecoder from "./internal/anthropic/response.js"
+import * as internal from "./internal/anthropic/schema.js"
+import * as streamDecoder from "./internal/anthropic/stream.js"
+import type * as ModelResponse from "./ModelResponse.js"
 
 /**
  * The provider this module speaks.
@@ -68,7 +73,7 @@ import * as Json from "./Json.js"
  * @category constants
  * @since 0.1.0
  */
-export const name = "anthropic" as const
+export const name = internal.name
 
 // -----------------------------------------------------------------------------
 // wire: what encode produces
@@ -80,10 +85,7 @@ export const name = "anthropic" as const
  * @category schemas
  * @since 0.1.0
  */
-export const TextBlock = Schema.Struct({
-  type: Schema.tag("text"),
-  text: Schema.String
-}).annotations({ identifier: "AnthropicTextBlock" })
+export const TextBlock = internal.TextBlock
 
 /**
  * @category models
@@ -97,11 +99,7 @@ export interface TextBlock extends Schema.Schema.Type<typeof TextBlock> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Base64ImageSource = Schema.Struct({
-  type: Schema.tag("base64"),
-  media_type: Schema.String,
-  data: Schema.String
-}).annotations({ identifier: "AnthropicBase64ImageSource" })
+export const Base64ImageSource = internal.Base64ImageSource
 
 /**
  * @category models
@@ -115,10 +113,7 @@ export interface Base64ImageSource extends Schema.Schema.Type<typeof Base64Image
  * @category schemas
  * @since 0.1.0
  */
-export const ImageBlock = Schema.Struct({
-  type: Schema.tag("image"),
-  source: Base64ImageSource
-}).annotations({ identifier: "AnthropicImageBlock" })
+export const ImageBlock = internal.ImageBlock
 
 /**
  * @category models
@@ -133,11 +128,7 @@ export interface ImageBlock extends Schema.Schema.Type<typeof ImageBlock> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ThinkingBlock = Schema.Struct({
-  type: Schema.tag("thinking"),
-  thinking: Schema.String,
-  signature: Schema.optionalWith(Schema.String, { exact: true })
-}).annotations({ identifier: "AnthropicThinkingBlock" })
+export const ThinkingBlock = internal.ThinkingBlock
 
 /**
  * @category models
@@ -151,12 +142,7 @@ export interface ThinkingBlock extends Schema.Schema.Type<typeof ThinkingBlock> 
  * @category schemas
  * @since 0.1.0
  */
-export const ToolUseBlock = Schema.Struct({
-  type: Schema.tag("tool_use"),
-  id: Schema.String,
-  name: Schema.String,
-  input: Json.JsonObject
-}).annotations({ identifier: "AnthropicToolUseBlock" })
+export const ToolUseBlock = internal.ToolUseBlock
 
 /**
  * @category models
@@ -170,7 +156,7 @@ export interface ToolUseBlock extends Schema.Schema.Type<typeof ToolUseBlock> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ToolResultContent = Schema.Union(TextBlock, ImageBlock)
+export const ToolResultContent = internal.ToolResultContent
 
 /**
  * @category models
@@ -185,12 +171,7 @@ export type ToolResultContent = TextBlock | ImageBlock
  * @category schemas
  * @since 0.1.0
  */
-export const ToolResultBlock = Schema.Struct({
-  type: Schema.tag("tool_result"),
-  tool_use_id: Schema.String,
-  content: Schema.Array(ToolResultContent),
-  is_error: Schema.optionalWith(Schema.Literal(true), { exact: true })
-}).annotations({ identifier: "AnthropicToolResultBlock" })
+export const ToolResultBlock = internal.ToolResultBlock
 
 /**
  * @category models
@@ -205,10 +186,7 @@ export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlo
  * @category schemas
  * @since 0.1.0
  */
-export const RedactedThinkingBlock = Schema.Struct({
-  type: Schema.Literal("redacted_thinking"),
-  data: Schema.String
-}).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
+export const RedactedThinkingBlock = internal.RedactedThinkingBlock
 
 /**
  * Any block encoding produces.
@@ -216,14 +194,7 @@ export const RedactedThinkingBlock = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const ContentBlock = Schema.Union(
-  TextBlock,
-  ImageBlock,
-  ThinkingBlock,
-  RedactedThinkingBlock,
-  ToolUseBlock,
-  ToolResultBlock
-)
+export const ContentBlock = internal.ContentBlock
 
 /**
  * @category models
@@ -243,10 +214,7 @@ export type ContentBlock =
  * @category schemas
  * @since 0.1.0
  */
-export const WireMessage = Schema.Struct({
-  role: Schema.Literal("user", "assistant", "system"),
-  content: Schema.Array(ContentBlock)
-}).annotations({ identifier: "AnthropicMessage" })
+export const WireMessage = internal.WireMessage
 
 /**
  * @category models
@@ -261,10 +229,7 @@ export interface WireMessage extends Schema.Schema.Type<typeof WireMessage> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Wire = Schema.Struct({
-  system: Schema.NullOr(Schema.Union(Schema.String, Schema.Array(TextBlock))),
-  messages: Schema.Array(WireMessage)
-}).annotations({ identifier: "AnthropicConversation" })
+export const Wire = internal.Wire
 
 /**
  * @category models
@@ -276,31 +241,6 @@ export interface Wire extends Schema.Schema.Type<typeof Wire> {}
 // input: what decode accepts
 // -----------------------------------------------------------------------------
 
-// `string | Array<B>`, with one clear message when the input is neither (a failed union otherwise
-// reports each member separately).
-const stringOr = <B extends Schema.Schema.Any>(blocks: B, what: string) =>
-  Schema.Union(Schema.String, Schema.Array(blocks)).annotations({
-    message: (issue) =>
-      typeof issue.actual === "string" || Array.isArray(issue.actual)
-        ? { message: "", override: false }
-        : {
-          message: `Expected a string or an array of ${what}, actual ${AnthropicDecode.describe(issue.actual)}`,
-          override: true
-        }
-  })
-
-// A block of a type this format does not read. Its `type` is branded, so that ruling such a block
-// out narrows a block union to the known members.
-const otherThan = (known: ReadonlyArray<string>) => {
-  const set: ReadonlySet<string> = new Set(known)
-  return Schema.Struct({
-    type: Schema.String.pipe(
-      Schema.filter((type) => !set.has(type), { message: () => "a block of a known type must match its schema" }),
-      Schema.brand("AnthropicOtherBlockType")
-    )
-  })
-}
-
 /**
  * A text block as decoding reads it. `citations` are accepted so that non-empty ones can be
  * reported (they have no canonical form); `cache_control` and other keys are ignored.
@@ -308,11 +248,7 @@ const otherThan = (known: ReadonlyArray<string>) => {
  * @category schemas
  * @since 0.1.0
  */
-export const InputTextBlock = Schema.Struct({
-  type: Schema.Literal("text"),
-  text: Schema.String,
-  citations: Schema.optionalWith(Schema.NullOr(Schema.Array(Schema.Unknown)), { exact: true })
-}).annotations({ identifier: "AnthropicInputTextBlock" })
+export const InputTextBlock = internal.InputTextBlock
 
 /**
  * @category models
@@ -326,10 +262,7 @@ export interface InputTextBlock extends Schema.Schema.Type<typeof InputTextBlock
  * @category schemas
  * @since 0.1.0
  */
-export const UrlImageSource = Schema.Struct({
-  type: Schema.Literal("url"),
-  url: Schema.String
-}).annotations({ identifier: "AnthropicUrlImageSource" })
+export const UrlImageSource = internal.UrlImageSource
 
 /**
  * An image uploaded with the Files API (no canonical form).
@@ -337,10 +270,7 @@ export const UrlImageSource = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const FileImageSource = Schema.Struct({
-  type: Schema.Literal("file"),
-  file_id: Schema.String
-}).annotations({ identifier: "AnthropicFileImageSource" })
+export const FileImageSource = internal.FileImageSource
 
 /**
  * Every image source the API accepts.
@@ -348,7 +278,7 @@ export const FileImageSource = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const ImageSource = Schema.Union(Base64ImageSource, UrlImageSource, FileImageSource)
+export const ImageSource = internal.ImageSource
 
 /**
  * An image block as decoding reads it: any source.
@@ -356,10 +286,7 @@ export const ImageSource = Schema.Union(Base64ImageSource, UrlImageSource, FileI
  * @category schemas
  * @since 0.1.0
  */
-export const InputImageBlock = Schema.Struct({
-  type: Schema.Literal("image"),
-  source: ImageSource
-}).annotations({ identifier: "AnthropicInputImageBlock" })
+export const InputImageBlock = internal.InputImageBlock
 
 /**
  * @category models
@@ -374,11 +301,7 @@ export interface InputImageBlock extends Schema.Schema.Type<typeof InputImageBlo
  * @category schemas
  * @since 0.1.0
  */
-export const InputThinkingBlock = Schema.Struct({
-  type: Schema.Literal("thinking"),
-  thinking: Schema.String,
-  signature: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
-}).annotations({ identifier: "AnthropicInputThinkingBlock" })
+export const InputThinkingBlock = internal.InputThinkingBlock
 
 /**
  * Any other block (`document`, `search_result`, `server_tool_use`, `web_search_tool_result`, ...):
@@ -387,10 +310,7 @@ export const InputThinkingBlock = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const OtherBlock = otherThan(["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"])
-  .annotations({ identifier: "AnthropicOtherBlock" })
-
-const OtherToolResultContent = otherThan(["text", "image"]).annotations({ identifier: "AnthropicOtherBlock" })
+export const OtherBlock = internal.OtherBlock
 
 /**
  * A tool result as decoding reads it: `content` may be absent, a string, or blocks; `is_error` may
@@ -399,15 +319,7 @@ const OtherToolResultContent = otherThan(["text", "image"]).annotations({ identi
  * @category schemas
  * @since 0.1.0
  */
-export const InputToolResultBlock = Schema.Struct({
-  type: Schema.Literal("tool_result"),
-  tool_use_id: Schema.String,
-  content: Schema.optionalWith(
-    stringOr(Schema.Union(InputTextBlock, InputImageBlock, OtherToolResultContent), "tool result blocks"),
-    { exact: true }
-  ),
-  is_error: Schema.optionalWith(Schema.NullOr(Schema.Boolean), { exact: true })
-}).annotations({ identifier: "AnthropicInputToolResultBlock" })
+export const InputToolResultBlock = internal.InputToolResultBlock
 
 /**
  * @category models
@@ -421,28 +333,13 @@ export interface InputToolResultBlock extends Schema.Schema.Type<typeof InputToo
  * @category schemas
  * @since 0.1.0
  */
-export const InputBlock = Schema.Union(
-  InputTextBlock,
-  InputImageBlock,
-  InputThinkingBlock,
-  RedactedThinkingBlock,
-  ToolUseBlock,
-  InputToolResultBlock,
-  OtherBlock
-)
+export const InputBlock = internal.InputBlock
 
 /**
  * @category models
  * @since 0.1.0
  */
 export type InputBlock = typeof InputBlock.Type
-
-const Role = Schema.Literal("user", "assistant", "system").annotations({
-  message: (issue) => ({
-    message: `Expected "user" | "assistant" | "system", actual ${AnthropicDecode.describe(issue.actual)}`,
-    override: true
-  })
-})
 
 /**
  * One message as decoding reads it: `content` is a string or blocks; `role: "system"` is a
@@ -451,10 +348,7 @@ const Role = Schema.Literal("user", "assistant", "system").annotations({
  * @category schemas
  * @since 0.1.0
  */
-export const InputMessage = Schema.Struct({
-  role: Role,
-  content: stringOr(InputBlock, "content blocks")
-}).annotations({ identifier: "AnthropicInputMessage" })
+export const InputMessage = internal.InputMessage
 
 /**
  * @category models
@@ -469,16 +363,7 @@ export interface InputMessage extends Schema.Schema.Type<typeof InputMessage> {}
  * @category schemas
  * @since 0.1.0
  */
-export const SystemTextBlock = Schema.Struct({
-  type: Schema.Literal("text"),
-  text: Schema.String,
-  citations: Schema.optionalWith(
-    Schema.Union(Schema.Null, Schema.Tuple()).annotations({
-      message: () => ({ message: "a system prompt cannot carry citations", override: true })
-    }),
-    { exact: true }
-  )
-}).annotations({ identifier: "AnthropicSystemTextBlock" })
+export const SystemTextBlock = internal.SystemTextBlock
 
 /**
  * A request body as decoding reads it: `system` (a string or text blocks) and `messages`. Every
@@ -488,13 +373,7 @@ export const SystemTextBlock = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const Request = Schema.Struct({
-  system: Schema.optionalWith(
-    Schema.NullOr(stringOr(SystemTextBlock, "text blocks")),
-    { exact: true }
-  ),
-  messages: Schema.Array(InputMessage)
-}).annotations({ identifier: "AnthropicRequest" })
+export const Request = internal.Request
 
 /**
  * @category models
@@ -503,39 +382,34 @@ export const Request = Schema.Struct({
 export interface Request extends Schema.Schema.Type<typeof Request> {}
 
 /**
- * Exported as {@link Input} (the module's decoder uses that name for an internal helper).
+ * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
+ * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
+ * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
+ * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
+ * unseen, and an OpenAI body read as Anthropic says so.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
+  internal.requestKeys
+
+/**
+ * Everything {@link decode} reads, as one Schema that only validates: a request body (`system`,
+ * `messages`, and the request parameters of {@link requestKeys}, accepted and ignored) or a bare
+ * `messages` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
+ * `Schema.encodedSchema` of that describe the wire. `Input` is its type too.
  *
  * @category schemas
  * @since 0.2.0
  */
-const AnthropicInput = Schema.Union(
-  // suspended: `requestKeys` is declared further down
-  Schema.suspend((): Schema.Schema<Request, typeof Request.Encoded> =>
-    Codec.requestBody(Request.fields, requestKeys.parameters).annotations({ identifier: "AnthropicInputRequest" })
-  ).annotations({ identifier: "AnthropicInputRequest" }),
-  Schema.Array(InputMessage)
-).annotations({ identifier: "AnthropicInput" })
+export const Input = internal.Input
 
 /**
- * The type of {@link Input}.
- *
  * @category models
  * @since 0.2.0
  */
-type AnthropicInput = typeof AnthropicInput.Type
-
-export {
-  /**
-   * Everything {@link decode} reads, as one Schema that only validates: a request body (`system`,
-   * `messages`, and the request parameters of {@link requestKeys}, accepted and ignored) or a bare
-   * `messages` array. It is the encoded side of {@link schema}, so `JSONSchema.make` and
-   * `Schema.encodedSchema` of that describe the wire. `Input` is its type too.
-   *
-   * @category schemas
-   * @since 0.2.0
-   */
-  AnthropicInput as Input
-}
+export type Input = typeof Input.Type
 
 // -----------------------------------------------------------------------------
 // options
@@ -579,7 +453,7 @@ export interface EncodeOptions {
 export interface DecodeOptions {}
 
 // -----------------------------------------------------------------------------
-// errors
+// conversions
 // -----------------------------------------------------------------------------
 
 /**
@@ -629,7 +503,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => AnthropicEncode.encode(conversation, options)
+): Either.Either<Wire, EncodeError> => encoder.encode(conversation, options)
 
 /**
  * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object
@@ -648,48 +522,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => AnthropicDecode.decode(input, options)
-
-/**
- * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
- * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
- * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
- * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
- * unseen, and an OpenAI body read as Anthropic says so.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: ["system", "messages"],
-    parameters: [
-      "model",
-      "max_tokens",
-      "betas",
-      "cache_control",
-      "container",
-      "context_management",
-      "diagnostics",
-      "inference_geo",
-      "mcp_servers",
-      "metadata",
-      "output_config",
-      "output_format",
-      "service_tier",
-      "speed",
-      "stop_sequences",
-      "stream",
-      "temperature",
-      "thinking",
-      "tool_choice",
-      "tools",
-      "top_k",
-      "top_p",
-      "user_profile_id",
-      "workspace_id"
-    ]
-  }
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(input, options)
 
 /**
  * The Anthropic format as a {@link Codec.Codec}.
@@ -709,9 +542,9 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, typeof AnthropicInput.Encoded> = Codec.toSchema(
+export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(
   codec,
-  AnthropicInput
+  Input
 )
 
 // -----------------------------------------------------------------------------
@@ -729,7 +562,7 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof AnthropicIn
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends AnthropicResponse.ResponseOptions {}
+export interface ResponseOptions extends responseDecoder.ResponseOptions {}
 
 /**
  * Read an Anthropic `Message`, as `messages.create` returns it, into a
@@ -747,7 +580,7 @@ export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  AnthropicResponse.decodeResponse(input, options)
+  responseDecoder.decodeResponse(input, options)
 
 /**
  * Fold a stream of `MessageStreamEvent`s (what `messages.create({ stream: true })` yields; from the
@@ -762,10 +595,4 @@ export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  AnthropicStream.decodeStream(events, options)
-
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import * as AnthropicResponse from "./internal/anthropic/response.js"
-import * as AnthropicStream from "./internal/anthropic/stream.js"
-import type * as ModelResponse from "./ModelResponse.js"
+  streamDecoder.decodeStream(events, options)

@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as Guard from "./internal/guard.js"
+import * as Plain from "./internal/plain.js"
 import type * as Provider from "./Provider.js"
 
 /**
@@ -109,32 +109,11 @@ export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
 const bounded = <A, I>(input: Schema.Schema<A, I>): Schema.Schema<A, I> =>
   Schema.declare([], {
     decode: () => (u, options, ast) =>
-      Guard.withinDepth(u, 0)
+      Plain.withinDepth(u, 0)
         ? ParseResult.decodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`)),
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`)),
     encode: () => (u, options, ast) =>
-      Guard.withinDepth(u, 0)
+      Plain.withinDepth(u, 0)
         ? ParseResult.encodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Guard.maxDepth} levels deep (or cyclic)`))
+        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
   }, { [AST.SurrogateAnnotationId]: input.ast }) as unknown as Schema.Schema<A, I>
-
-/**
- * A request body as a format's `Input` declares it: `fields`, where the conversation is, and the
- * API's request parameters (`XFormat.requestKeys.parameters`), each optional and any value, which
- * decoding accepts and ignores. So `JSONSchema.make` of it lists every key a body may hold (a key
- * that is neither is an error of `decode`). Its `Type` is that of `fields`.
- *
- * @category constructors
- * @since 0.2.0
- * @internal
- */
-export const requestBody = <Fields extends Schema.Struct.Fields>(
-  fields: Fields,
-  parameters: ReadonlyArray<string>
-): Schema.Schema<Schema.Struct.Type<Fields>, Schema.Struct.Encoded<Fields>, Schema.Struct.Context<Fields>> =>
-  Schema.Struct({
-    ...fields,
-    ...Object.fromEntries(
-      parameters.filter((key) => !Object.hasOwn(fields, key)).map((key) => [key, Schema.optional(Schema.Unknown)])
-    )
-  }) as any

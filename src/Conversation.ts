@@ -28,7 +28,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Block from "./Block.js"
-import type * as ConversionError from "./ConversionError.js"
+import * as ConversionError from "./ConversionError.js"
 import * as internal from "./internal/decodeCanonical.js"
 import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
@@ -80,10 +80,7 @@ export interface LenientResult {
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<Conversation, ConversionError.ValidationError> =>
-  Input.total(
-    "canonical",
-    () => Either.map(internal.decodeConversation(input, { lenient: false }), (r) => r.conversation)
-  )
+  Either.map(internal.decodeStrict(input), (r) => r.conversation)
 
 /**
  * Decode canonical wire JSON as a client reads a server's `/messages`: blocks of unknown types
@@ -94,7 +91,7 @@ export const decode = (input: unknown): Either.Either<Conversation, ConversionEr
  * @since 0.1.0
  */
 export const decodeLenient = (input: unknown): Either.Either<LenientResult, ConversionError.ValidationError> =>
-  Input.total("canonical", () => internal.decodeConversation(input, { lenient: true }))
+  internal.decodeLenient(input)
 
 /**
  * Strictly decode one message; `index` is used in error locations.
@@ -178,7 +175,7 @@ export const append = (
     for (const [blockIndex, block] of (message.blocks as ReadonlyArray<Block.Block>).entries()) {
       if (!Message.isAllowed(message.role, block.type)) {
         return Either.left(
-          new Errors.MisplacedBlock({
+          new ConversionError.MisplacedBlock({
             path: [messageIndex, "blocks", blockIndex],
             messageIndex,
             blockIndex,
@@ -198,7 +195,7 @@ export const append = (
       const id = block.tool_call_id
       if (!calls.includes(id) || answered.has(id)) {
         return Either.left(
-          new Errors.UnmatchedToolResult({
+          new ConversionError.UnmatchedToolResult({
             format: "canonical",
             path: [messageIndex, "blocks", blockIndex],
             messageIndex,
@@ -217,7 +214,7 @@ export const append = (
     const missing = calls.filter((c) => !answered.has(c))
     if (missing.length > 0) {
       return Either.left(
-        new Errors.UnansweredToolCall({
+        new ConversionError.UnansweredToolCall({
           path: [messageIndex],
           messageIndex,
           toolCallIds: missing,
@@ -231,5 +228,3 @@ export const append = (
   }
   return Either.right(out)
 }
-
-import * as Errors from "./ConversionError.js"

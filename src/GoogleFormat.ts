@@ -77,14 +77,20 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
 import * as decoder from "./internal/google/decode.js"
 import * as encoder from "./internal/google/encode.js"
-import * as Json from "./Json.js"
+import * as responseDecoder from "./internal/google/response.js"
+import * as internal from "./internal/google/schema.js"
+import * as streamDecoder from "./internal/google/stream.js"
+import type * as Json from "./Json.js"
+import type * as ModelResponse from "./ModelResponse.js"
 
 /**
  * The provider this module speaks.
@@ -92,7 +98,7 @@ import * as Json from "./Json.js"
  * @category constants
  * @since 0.1.0
  */
-export const name = "google" as const
+export const name = internal.name
 
 // -----------------------------------------------------------------------------
 // wire: what encode produces
@@ -275,26 +281,13 @@ export type Wire = Request<"snake"> | Request<"camel">
 // input: what decode accepts
 // -----------------------------------------------------------------------------
 
-// Gemini speaks proto3 JSON: every field may be spelled in lowerCamelCase (`inlineData`, what the
-// API returns and the JS SDK sends) or in the proto's snake_case (`inline_data`, what the reference
-// SDK and the Python SDK send), and `null` means "not set" (a Python `model_dump()` writes every
-// unset field as `null`). So each optional field appears here in both spellings and accepts `null`;
-// which spelling was used, and whether both were, is checked after this structural pass. Unknown
-// keys are ignored, so full request bodies decode. User data (`args`, `response`) is validated as
-// JSON and never re-cased.
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
-
 /**
  * Inline bytes as decode reads them: `mime_type` or `mimeType`.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const InputBlob = Schema.Struct({
-  data: Schema.String,
-  mime_type: optional(Schema.String),
-  mimeType: optional(Schema.String)
-}).annotations({ identifier: "Blob" })
+export const InputBlob = internal.InputBlob
 
 /**
  * @category models
@@ -309,11 +302,7 @@ export interface InputBlob extends Schema.Schema.Type<typeof InputBlob> {}
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionCall = Schema.Struct({
-  id: optional(Schema.String),
-  name: Schema.String,
-  args: optional(Json.JsonValue)
-}).annotations({ identifier: "FunctionCall" })
+export const InputFunctionCall = internal.InputFunctionCall
 
 /**
  * @category models
@@ -328,12 +317,7 @@ export interface InputFunctionCall extends Schema.Schema.Type<typeof InputFuncti
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionResponsePart = Schema.Struct({
-  inline_data: optional(InputBlob),
-  inlineData: optional(InputBlob),
-  file_data: Schema.optional(Schema.Unknown),
-  fileData: Schema.optional(Schema.Unknown)
-}).annotations({ identifier: "FunctionResponsePart" })
+export const InputFunctionResponsePart = internal.InputFunctionResponsePart
 
 /**
  * @category models
@@ -348,12 +332,7 @@ export interface InputFunctionResponsePart extends Schema.Schema.Type<typeof Inp
  * @category schemas
  * @since 0.1.0
  */
-export const InputFunctionResponse = Schema.Struct({
-  id: optional(Schema.String),
-  name: Schema.String,
-  response: optional(Json.JsonObject),
-  parts: optional(Schema.Array(InputFunctionResponsePart))
-}).annotations({ identifier: "FunctionResponse" })
+export const InputFunctionResponse = internal.InputFunctionResponse
 
 /**
  * @category models
@@ -369,28 +348,7 @@ export interface InputFunctionResponse extends Schema.Schema.Type<typeof InputFu
  * @category schemas
  * @since 0.1.0
  */
-export const InputPart = Schema.Struct({
-  text: optional(Schema.String),
-  thought: optional(Schema.Boolean),
-  thought_signature: optional(Schema.String),
-  thoughtSignature: optional(Schema.String),
-  inline_data: optional(InputBlob),
-  inlineData: optional(InputBlob),
-  function_call: optional(InputFunctionCall),
-  functionCall: optional(InputFunctionCall),
-  function_response: optional(InputFunctionResponse),
-  functionResponse: optional(InputFunctionResponse),
-  file_data: Schema.optional(Schema.Unknown),
-  fileData: Schema.optional(Schema.Unknown),
-  executable_code: Schema.optional(Schema.Unknown),
-  executableCode: Schema.optional(Schema.Unknown),
-  code_execution_result: Schema.optional(Schema.Unknown),
-  codeExecutionResult: Schema.optional(Schema.Unknown),
-  tool_call: Schema.optional(Schema.Unknown),
-  toolCall: Schema.optional(Schema.Unknown),
-  tool_response: Schema.optional(Schema.Unknown),
-  toolResponse: Schema.optional(Schema.Unknown)
-}).annotations({ identifier: "Part" })
+export const InputPart = internal.InputPart
 
 /**
  * @category models
@@ -405,10 +363,7 @@ export interface InputPart extends Schema.Schema.Type<typeof InputPart> {}
  * @category schemas
  * @since 0.1.0
  */
-export const InputContent = Schema.Struct({
-  role: optional(Schema.Literal("user", "model", "function")),
-  parts: optional(Schema.Array(InputPart))
-}).annotations({ identifier: "Content" })
+export const InputContent = internal.InputContent
 
 /**
  * @category models
@@ -422,19 +377,13 @@ export interface InputContent extends Schema.Schema.Type<typeof InputContent> {}
  * @category schemas
  * @since 0.2.0
  */
-export const InputContents = Schema.Array(InputContent).annotations({ identifier: "Contents" })
+export const InputContents = internal.InputContents
 
 /**
  * @category models
  * @since 0.2.0
  */
 export type InputContents = typeof InputContents.Type
-
-// a system instruction `Content`: Gemini ignores its role, so any role is read
-const SystemContent = Schema.Struct({
-  role: Schema.optional(Schema.Unknown),
-  parts: optional(Schema.Array(InputPart))
-}).annotations({ identifier: "Content" })
 
 /**
  * A system instruction as decode reads it: a string (as the reference SDK emits it) or a `Content`
@@ -443,19 +392,13 @@ const SystemContent = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const InputSystemInstruction = Schema.Union(Schema.String, SystemContent)
+export const InputSystemInstruction = internal.InputSystemInstruction
 
 /**
  * @category models
  * @since 0.1.0
  */
 export type InputSystemInstruction = typeof InputSystemInstruction.Type
-
-// the SDKs' request `config`, read only for its system instruction
-const Config = Schema.Struct({
-  system_instruction: optional(InputSystemInstruction),
-  systemInstruction: optional(InputSystemInstruction)
-}).annotations({ identifier: "Config" })
 
 /**
  * A request body as decode reads it: `contents`, and the system instruction at the top level or in
@@ -465,12 +408,7 @@ const Config = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const InputRequest = Schema.Struct({
-  contents: Schema.Array(InputContent),
-  system_instruction: optional(InputSystemInstruction),
-  systemInstruction: optional(InputSystemInstruction),
-  config: optional(Config)
-}).annotations({ identifier: "Request" })
+export const InputRequest = internal.InputRequest
 
 /**
  * @category models
@@ -487,23 +425,7 @@ export interface InputRequest extends Schema.Schema.Type<typeof InputRequest> {}
  * @since 0.1.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    // the REST `GenerateContentRequest` in either spelling, and the SDKs' `{model, contents, config}`
-    conversation: ["contents", "system_instruction", "systemInstruction", "config"],
-    parameters: [
-      "model",
-      "tools",
-      "tool_config",
-      "toolConfig",
-      "safety_settings",
-      "safetySettings",
-      "generation_config",
-      "generationConfig",
-      "cached_content",
-      "cachedContent",
-      "labels"
-    ]
-  }
+  internal.requestKeys
 
 /**
  * Everything {@link decode} reads, as one Schema that only validates: a request body
@@ -514,12 +436,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category schemas
  * @since 0.1.0
  */
-export const Input = Schema.Union(
-  Codec.requestBody(InputRequest.fields, requestKeys.parameters).annotations({
-    identifier: "GoogleInputRequest"
-  }),
-  InputContents
-).annotations({ identifier: "GoogleInput" })
+export const Input = internal.Input
 
 /**
  * @category models
@@ -583,7 +500,7 @@ export interface EncodeOptions {
 export interface DecodeOptions {}
 
 // -----------------------------------------------------------------------------
-// conversion
+// conversions
 // -----------------------------------------------------------------------------
 
 /**
@@ -699,7 +616,7 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encod
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends GoogleResponse.ResponseOptions {}
+export interface ResponseOptions extends responseDecoder.ResponseOptions {}
 
 /**
  * Read a Gemini `GenerateContentResponse`, as `models.generateContent` returns it, or one of its
@@ -718,7 +635,7 @@ export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  GoogleResponse.decodeResponse(input, options)
+  responseDecoder.decodeResponse(input, options)
 
 /**
  * Fold a stream of `GenerateContentResponse` chunks (what `models.generateContentStream` yields;
@@ -733,10 +650,4 @@ export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  GoogleStream.decodeStream(events, options)
-
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import * as GoogleResponse from "./internal/google/response.js"
-import * as GoogleStream from "./internal/google/stream.js"
-import type * as ModelResponse from "./ModelResponse.js"
+  streamDecoder.decodeStream(events, options)

@@ -11,7 +11,8 @@ import type * as Arbitrary from "effect/Arbitrary"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
-import { copyJson as jsonCopy, JsonCopyAnnotationId, JsonDepthAnnotationId, maxDepth } from "./internal/guard.js"
+import { copyJson as jsonCopy, JsonCopyAnnotationId, JsonDepthAnnotationId } from "./internal/guard.js"
+import { maxDepth, withinDepth } from "./internal/plain.js"
 
 /**
  * Any JSON value.
@@ -107,20 +108,6 @@ const isJsonValue = (u: unknown): u is JsonValue => isJsonValueAt(u, 0)
 
 const isJsonObject = (u: unknown): u is JsonObject => isJsonObjectAt(u, 0)
 
-/** Does the value nest deeper than the limit (and so would the structure's recursive decode)? */
-const tooDeep = (u: unknown, depth: number): boolean => {
-  if (typeof u !== "object" || u === null) return false
-  if (depth > maxDepth) return true
-  if (Array.isArray(u)) {
-    const items: ReadonlyArray<unknown> = u
-    for (let i = 0; i < items.length; i++) if (tooDeep(items[i], depth + 1)) return true
-    return false
-  }
-  const record = u as { readonly [key: string]: unknown }
-  for (const key in record) if (hasOwn.call(record, key) && tooDeep(record[key], depth + 1)) return true
-  return false
-}
-
 /**
  * The structure, read in one plain check: a valid value (the common case) passes as it is, without
  * Effect's parser rebuilding it (which would also turn an own `__proto__` key into a prototype);
@@ -137,7 +124,7 @@ const bounded = <A extends JsonValue>(
   const parse = (direction: "decode" | "encode") => (u: unknown, options: any, ast: any) =>
     is(u)
       ? ParseResult.succeed(u)
-      : tooDeep(u, 0)
+      : !withinDepth(u, 0)
       ? ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${maxDepth} levels deep (or cyclic)`))
       : (direction === "decode" ? ParseResult.decodeUnknown : ParseResult.encodeUnknown)(structure)(u, options)
   return Schema.declare([], {

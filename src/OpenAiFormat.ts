@@ -66,8 +66,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
@@ -75,8 +74,8 @@ import type * as ConversionError from "./ConversionError.js"
 import * as decoder from "./internal/openai/decode.js"
 import * as encoder from "./internal/openai/encode.js"
 import * as responseDecoder from "./internal/openai/response.js"
+import * as internal from "./internal/openai/schema.js"
 import * as streamDecoder from "./internal/openai/stream.js"
-import * as Json from "./Json.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
 /**
@@ -85,7 +84,7 @@ import type * as ModelResponse from "./ModelResponse.js"
  * @category constants
  * @since 0.1.0
  */
-export const name = "openai" as const
+export const name = internal.name
 
 // -----------------------------------------------------------------------------
 // wire: what encode produces
@@ -97,10 +96,7 @@ export const name = "openai" as const
  * @category schemas
  * @since 0.1.0
  */
-export const TextPart = Schema.Struct({
-  type: Schema.tag("text"),
-  text: Schema.String
-}).annotations({ identifier: "ChatTextPart" })
+export const TextPart = internal.TextPart
 
 /**
  * @category models
@@ -115,10 +111,7 @@ export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ImageUrlPart = Schema.Struct({
-  type: Schema.tag("image_url"),
-  image_url: Schema.Struct({ url: Schema.String })
-}).annotations({ identifier: "ChatImageUrlPart" })
+export const ImageUrlPart = internal.ImageUrlPart
 
 /**
  * @category models
@@ -132,7 +125,7 @@ export interface ImageUrlPart extends Schema.Schema.Type<typeof ImageUrlPart> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ContentPart = Schema.Union(TextPart, ImageUrlPart).annotations({ identifier: "ChatContentPart" })
+export const ContentPart = internal.ContentPart
 
 /**
  * @category models
@@ -147,9 +140,7 @@ export type ContentPart = TextPart | ImageUrlPart
  * @category schemas
  * @since 0.1.0
  */
-export const Content = Schema.Union(Schema.String, Schema.Array(ContentPart)).annotations({
-  identifier: "ChatContent"
-})
+export const Content = internal.Content
 
 /**
  * @category models
@@ -164,11 +155,7 @@ export type Content = string | ReadonlyArray<ContentPart>
  * @category schemas
  * @since 0.1.0
  */
-export const ToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.tag("function"),
-  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
-}).annotations({ identifier: "ChatToolCall" })
+export const ToolCall = internal.ToolCall
 
 /**
  * @category models
@@ -180,10 +167,7 @@ export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
  * @category schemas
  * @since 0.1.0
  */
-export const SystemMessage = Schema.Struct({
-  role: Schema.tag("system"),
-  content: Content
-}).annotations({ identifier: "ChatSystemMessage" })
+export const SystemMessage = internal.SystemMessage
 
 /**
  * @category models
@@ -195,10 +179,7 @@ export interface SystemMessage extends Schema.Schema.Type<typeof SystemMessage> 
  * @category schemas
  * @since 0.1.0
  */
-export const UserMessage = Schema.Struct({
-  role: Schema.tag("user"),
-  content: Content
-}).annotations({ identifier: "ChatUserMessage" })
+export const UserMessage = internal.UserMessage
 
 /**
  * @category models
@@ -214,13 +195,7 @@ export interface UserMessage extends Schema.Schema.Type<typeof UserMessage> {}
  * @category schemas
  * @since 0.1.0
  */
-export const AssistantMessage = Schema.Struct({
-  role: Schema.tag("assistant"),
-  content: Schema.NullOr(Content),
-  reasoning_content: Schema.optionalWith(Schema.String, { exact: true }),
-  reasoning: Schema.optionalWith(Schema.String, { exact: true }),
-  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
-}).annotations({ identifier: "ChatAssistantMessage" })
+export const AssistantMessage = internal.AssistantMessage
 
 /**
  * @category models
@@ -235,11 +210,7 @@ export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMes
  * @category schemas
  * @since 0.1.0
  */
-export const ToolMessage = Schema.Struct({
-  role: Schema.tag("tool"),
-  tool_call_id: Schema.String,
-  content: Content
-}).annotations({ identifier: "ChatToolMessage" })
+export const ToolMessage = internal.ToolMessage
 
 /**
  * @category models
@@ -253,9 +224,7 @@ export interface ToolMessage extends Schema.Schema.Type<typeof ToolMessage> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ChatMessage = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage).annotations({
-  identifier: "ChatMessage"
-})
+export const ChatMessage = internal.ChatMessage
 
 /**
  * @category models
@@ -269,7 +238,7 @@ export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolM
  * @category schemas
  * @since 0.1.0
  */
-export const Wire = Schema.Array(ChatMessage).annotations({ identifier: "ChatMessages" })
+export const Wire = internal.Wire
 
 /**
  * @category models
@@ -281,46 +250,6 @@ export type Wire = ReadonlyArray<ChatMessage>
 // input: what decode accepts
 // -----------------------------------------------------------------------------
 
-// How an unexpected value is named in an error message (`describe`) is declared once, in the
-// decoder; the messages below call it only when an issue is reported, once every module is loaded.
-// One clear issue when a list entry is not even an object; an object reports its own issues.
-const objectExpected = (what: string) => (issue: ParseResult.ParseIssue) =>
-  typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual)
-    ? { message: "", override: false }
-    : { message: `Expected ${what} object, actual ${decoder.describe(issue.actual)}`, override: true }
-
-// `string | Array<P>` (and `null` where allowed), reporting one clear issue when the input is none
-// of them; an array with a bad part reports the part.
-const contentMessage = (nullable: boolean) => (issue: ParseResult.ParseIssue) =>
-  typeof issue.actual === "string" || Array.isArray(issue.actual) || (nullable && issue.actual === null)
-    ? { message: "", override: false }
-    : {
-      message: `Expected ${
-        nullable ? "a string, an array of content parts or null" : "a string or an array of content parts"
-      }, actual ${decoder.describe(issue.actual)}`,
-      override: true
-    }
-
-const contentOf = <P extends Schema.Schema.Any>(parts: P) =>
-  Schema.Union(Schema.String, Schema.Array(parts)).annotations({ message: contentMessage(false) })
-
-const nullableContentOf = <P extends Schema.Schema.Any>(parts: P) =>
-  Schema.Union(Schema.String, Schema.Array(parts), Schema.Null).annotations({ message: contentMessage(true) })
-
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
-
-// Any `type` outside `known`: content this library reads only to report. The brand keeps the known
-// members apart from this one when narrowing.
-const otherThan = (known: ReadonlyArray<string>, identifier: string) => {
-  const set: ReadonlySet<string> = new Set(known)
-  return Schema.Struct({
-    type: Schema.String.pipe(
-      Schema.filter((type) => !set.has(type), { message: () => "an entry of a known type must match its schema" }),
-      Schema.brand("OtherType")
-    )
-  }).annotations({ identifier })
-}
-
 /**
  * The types decoding converts, per kind of entry; an entry of any other type is read only to report
  * it (an `UnsupportedContent` error).
@@ -328,16 +257,7 @@ const otherThan = (known: ReadonlyArray<string>, identifier: string) => {
  * @category constants
  * @since 0.2.0
  */
-export const knownTypes = {
-  /** the parts of a system, developer, user or tool message */
-  part: ["text", "image_url"],
-  /** the parts of an assistant message */
-  assistantPart: ["text", "image_url", "refusal"],
-  /** tool calls */
-  toolCall: ["function"],
-  /** OpenRouter's `reasoning_details` entries */
-  reasoningDetail: ["reasoning.text", "reasoning.summary", "reasoning.encrypted"]
-} as const
+export const knownTypes = internal.knownTypes
 
 /**
  * An image part as decoding reads it (`detail` and other keys are ignored).
@@ -345,10 +265,7 @@ export const knownTypes = {
  * @category schemas
  * @since 0.2.0
  */
-export const InputImageUrlPart = Schema.Struct({
-  type: Schema.Literal("image_url"),
-  image_url: Schema.Struct({ url: Schema.String })
-}).annotations({ identifier: "ChatInputImageUrlPart" })
+export const InputImageUrlPart = internal.InputImageUrlPart
 
 /**
  * An assistant's refusal part, read as text.
@@ -356,10 +273,7 @@ export const InputImageUrlPart = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const RefusalPart = Schema.Struct({
-  type: Schema.Literal("refusal"),
-  refusal: Schema.String
-}).annotations({ identifier: "ChatRefusalPart" })
+export const RefusalPart = internal.RefusalPart
 
 /**
  * @category models
@@ -374,8 +288,7 @@ export interface RefusalPart extends Schema.Schema.Type<typeof RefusalPart> {}
  * @category schemas
  * @since 0.2.0
  */
-export const InputPart = Schema.Union(TextPart, InputImageUrlPart, otherThan(knownTypes.part, "ChatOtherPart"))
-  .annotations({ message: objectExpected("a content part") })
+export const InputPart = internal.InputPart
 
 /**
  * @category models
@@ -389,26 +302,13 @@ export type InputPart = typeof InputPart.Type
  * @category schemas
  * @since 0.2.0
  */
-export const InputAssistantPart = Schema.Union(
-  TextPart,
-  InputImageUrlPart,
-  RefusalPart,
-  otherThan(knownTypes.assistantPart, "ChatOtherPart")
-).annotations({ message: objectExpected("a content part") })
+export const InputAssistantPart = internal.InputAssistantPart
 
 /**
  * @category models
  * @since 0.2.0
  */
 export type InputAssistantPart = typeof InputAssistantPart.Type
-
-const Arguments = Schema.Union(Schema.String, Json.JsonObject).annotations({
-  message: (issue) =>
-    typeof issue.actual === "string" ||
-      (typeof issue.actual === "object" && issue.actual !== null && !Array.isArray(issue.actual))
-      ? { message: "", override: false }
-      : { message: `Expected a JSON string or a JSON object, actual ${decoder.describe(issue.actual)}`, override: true }
-})
 
 /**
  * A function tool call as decoding reads it: `type` may be absent, and `arguments` may be a JSON
@@ -417,11 +317,7 @@ const Arguments = Schema.Union(Schema.String, Json.JsonObject).annotations({
  * @category schemas
  * @since 0.2.0
  */
-export const InputFunctionToolCall = Schema.Struct({
-  id: Schema.String,
-  type: optional(Schema.Literal("function")),
-  function: Schema.Struct({ name: Schema.String, arguments: Arguments })
-}).annotations({ identifier: "ChatInputFunctionToolCall" })
+export const InputFunctionToolCall = internal.InputFunctionToolCall
 
 /**
  * @category models
@@ -436,8 +332,7 @@ export interface InputFunctionToolCall extends Schema.Schema.Type<typeof InputFu
  * @category schemas
  * @since 0.2.0
  */
-export const InputToolCall = Schema.Union(InputFunctionToolCall, otherThan(knownTypes.toolCall, "ChatOtherToolCall"))
-  .annotations({ message: objectExpected("a tool call") })
+export const InputToolCall = internal.InputToolCall
 
 /**
  * @category models
@@ -451,11 +346,7 @@ export type InputToolCall = typeof InputToolCall.Type
  * @category schemas
  * @since 0.2.0
  */
-export const ReasoningTextDetail = Schema.Struct({
-  type: Schema.Literal("reasoning.text"),
-  text: optional(Schema.NullOr(Schema.String)),
-  signature: optional(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "ReasoningTextDetail" })
+export const ReasoningTextDetail = internal.ReasoningTextDetail
 
 /**
  * OpenRouter's `reasoning.summary` detail: a summary of the reasoning.
@@ -463,10 +354,7 @@ export const ReasoningTextDetail = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const ReasoningSummaryDetail = Schema.Struct({
-  type: Schema.Literal("reasoning.summary"),
-  summary: Schema.String
-}).annotations({ identifier: "ReasoningSummaryDetail" })
+export const ReasoningSummaryDetail = internal.ReasoningSummaryDetail
 
 /**
  * OpenRouter's `reasoning.encrypted` detail: opaque data (no canonical form).
@@ -474,9 +362,7 @@ export const ReasoningSummaryDetail = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const ReasoningEncryptedDetail = Schema.Struct({
-  type: Schema.Literal("reasoning.encrypted")
-}).annotations({ identifier: "ReasoningEncryptedDetail" })
+export const ReasoningEncryptedDetail = internal.ReasoningEncryptedDetail
 
 /**
  * An OpenRouter `reasoning_details` entry, as decoding reads it (any other type is read only to
@@ -485,12 +371,7 @@ export const ReasoningEncryptedDetail = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const ReasoningDetail = Schema.Union(
-  ReasoningTextDetail,
-  ReasoningSummaryDetail,
-  ReasoningEncryptedDetail,
-  otherThan(knownTypes.reasoningDetail, "OtherReasoningDetail")
-).annotations({ message: objectExpected("a reasoning detail") })
+export const ReasoningDetail = internal.ReasoningDetail
 
 /**
  * @category models
@@ -504,10 +385,7 @@ export type ReasoningDetail = typeof ReasoningDetail.Type
  * @category schemas
  * @since 0.2.0
  */
-export const InputSystemMessage = Schema.Struct({
-  role: Schema.Literal("system"),
-  content: contentOf(InputPart)
-}).annotations({ identifier: "ChatInputSystemMessage" })
+export const InputSystemMessage = internal.InputSystemMessage
 
 /**
  * @category models
@@ -521,10 +399,7 @@ export interface InputSystemMessage extends Schema.Schema.Type<typeof InputSyste
  * @category schemas
  * @since 0.2.0
  */
-export const InputDeveloperMessage = Schema.Struct({
-  role: Schema.Literal("developer"),
-  content: contentOf(InputPart)
-}).annotations({ identifier: "ChatInputDeveloperMessage" })
+export const InputDeveloperMessage = internal.InputDeveloperMessage
 
 /**
  * @category models
@@ -538,10 +413,7 @@ export interface InputDeveloperMessage extends Schema.Schema.Type<typeof InputDe
  * @category schemas
  * @since 0.2.0
  */
-export const InputUserMessage = Schema.Struct({
-  role: Schema.Literal("user"),
-  content: contentOf(InputPart)
-}).annotations({ identifier: "ChatInputUserMessage" })
+export const InputUserMessage = internal.InputUserMessage
 
 /**
  * @category models
@@ -557,17 +429,7 @@ export interface InputUserMessage extends Schema.Schema.Type<typeof InputUserMes
  * @category schemas
  * @since 0.2.0
  */
-export const InputAssistantMessage = Schema.Struct({
-  role: Schema.Literal("assistant"),
-  content: optional(nullableContentOf(InputAssistantPart)),
-  refusal: optional(Schema.NullOr(Schema.String)),
-  reasoning_content: optional(Schema.NullOr(Schema.String)),
-  reasoning: optional(Schema.NullOr(Schema.String)),
-  reasoning_details: optional(Schema.NullOr(Schema.Array(ReasoningDetail))),
-  tool_calls: optional(Schema.NullOr(Schema.Array(InputToolCall))),
-  function_call: optional(Schema.Unknown),
-  audio: optional(Schema.Unknown)
-}).annotations({ identifier: "ChatInputAssistantMessage" })
+export const InputAssistantMessage = internal.InputAssistantMessage
 
 /**
  * @category models
@@ -581,11 +443,7 @@ export interface InputAssistantMessage extends Schema.Schema.Type<typeof InputAs
  * @category schemas
  * @since 0.2.0
  */
-export const InputToolMessage = Schema.Struct({
-  role: Schema.Literal("tool"),
-  tool_call_id: Schema.String,
-  content: contentOf(InputPart)
-}).annotations({ identifier: "ChatInputToolMessage" })
+export const InputToolMessage = internal.InputToolMessage
 
 /**
  * @category models
@@ -599,9 +457,7 @@ export interface InputToolMessage extends Schema.Schema.Type<typeof InputToolMes
  * @category schemas
  * @since 0.2.0
  */
-export const InputFunctionMessage = Schema.Struct({
-  role: Schema.Literal("function")
-}).annotations({ identifier: "ChatInputFunctionMessage" })
+export const InputFunctionMessage = internal.InputFunctionMessage
 
 /**
  * One message as decoding reads it: roles `system`, `developer`, `user`, `assistant` and `tool`
@@ -611,14 +467,7 @@ export const InputFunctionMessage = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const InputMessage = Schema.Union(
-  InputSystemMessage,
-  InputDeveloperMessage,
-  InputUserMessage,
-  InputAssistantMessage,
-  InputToolMessage,
-  InputFunctionMessage
-).annotations({ identifier: "ChatInputMessage", message: objectExpected("a chat message") })
+export const InputMessage = internal.InputMessage
 
 /**
  * @category models
@@ -635,49 +484,7 @@ export type InputMessage = typeof InputMessage.Type
  * @since 0.1.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: ["messages"],
-    // `ChatCompletionCreateParams` of the `openai` SDK 6.49, the deprecated `functions` and
-    // `function_call` included
-    parameters: [
-      "model",
-      "audio",
-      "frequency_penalty",
-      "function_call",
-      "functions",
-      "logit_bias",
-      "logprobs",
-      "max_completion_tokens",
-      "max_tokens",
-      "metadata",
-      "modalities",
-      "moderation",
-      "n",
-      "parallel_tool_calls",
-      "prediction",
-      "presence_penalty",
-      "prompt_cache_key",
-      "prompt_cache_options",
-      "prompt_cache_retention",
-      "reasoning_effort",
-      "response_format",
-      "safety_identifier",
-      "seed",
-      "service_tier",
-      "stop",
-      "store",
-      "stream",
-      "stream_options",
-      "temperature",
-      "tool_choice",
-      "tools",
-      "top_logprobs",
-      "top_p",
-      "user",
-      "verbosity",
-      "web_search_options"
-    ]
-  }
+  internal.requestKeys
 
 /**
  * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
@@ -688,12 +495,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category schemas
  * @since 0.2.0
  */
-export const Input = Schema.Union(
-  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
-    identifier: "OpenAiInputRequest"
-  }),
-  Schema.Array(InputMessage)
-).annotations({ identifier: "OpenAiInput" })
+export const Input = internal.Input
 
 /**
  * @category models
@@ -825,7 +627,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, input, options)
 
 /**
  * The OpenAI format as a {@link Codec.Codec}.

@@ -57,15 +57,16 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
-import * as decodeInternal from "./internal/openaiResponses/decode.js"
-import * as encodeInternal from "./internal/openaiResponses/encode.js"
-import * as responseInternal from "./internal/openaiResponses/response.js"
-import * as streamInternal from "./internal/openaiResponses/stream.js"
+import * as decoder from "./internal/openaiResponses/decode.js"
+import * as encoder from "./internal/openaiResponses/encode.js"
+import * as responseDecoder from "./internal/openaiResponses/response.js"
+import * as internal from "./internal/openaiResponses/schema.js"
+import * as streamDecoder from "./internal/openaiResponses/stream.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
 /**
@@ -74,9 +75,7 @@ import type * as ModelResponse from "./ModelResponse.js"
  * @category constants
  * @since 0.2.0
  */
-export const name = "openai-responses" as const
-
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+export const name = internal.name
 
 // -----------------------------------------------------------------------------
 // wire: what encode produces
@@ -88,10 +87,7 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
  * @category schemas
  * @since 0.2.0
  */
-export const InputText = Schema.Struct({
-  type: Schema.tag("input_text"),
-  text: Schema.String
-}).annotations({ identifier: "ResponsesInputText" })
+export const InputText = internal.InputText
 
 /**
  * @category models
@@ -106,11 +102,7 @@ export interface InputText extends Schema.Schema.Type<typeof InputText> {}
  * @category schemas
  * @since 0.2.0
  */
-export const InputImage = Schema.Struct({
-  type: Schema.tag("input_image"),
-  image_url: Schema.String,
-  detail: Schema.Literal("auto")
-}).annotations({ identifier: "ResponsesInputImage" })
+export const InputImage = internal.InputImage
 
 /**
  * @category models
@@ -124,7 +116,7 @@ export interface InputImage extends Schema.Schema.Type<typeof InputImage> {}
  * @category schemas
  * @since 0.2.0
  */
-export const InputContent = Schema.Union(InputText, InputImage).annotations({ identifier: "ResponsesInputContent" })
+export const InputContent = internal.InputContent
 
 /**
  * @category models
@@ -139,9 +131,7 @@ export type InputContent = InputText | InputImage
  * @category schemas
  * @since 0.2.0
  */
-export const Content = Schema.Union(Schema.String, Schema.Array(InputContent)).annotations({
-  identifier: "ResponsesContent"
-})
+export const Content = internal.Content
 
 /**
  * @category models
@@ -156,7 +146,7 @@ export type Content = string | ReadonlyArray<InputContent>
  * @category schemas
  * @since 0.2.0
  */
-export const Phase = Schema.Literal("commentary", "final_answer")
+export const Phase = internal.Phase
 
 /**
  * @category models
@@ -170,11 +160,7 @@ export type Phase = typeof Phase.Type
  * @category schemas
  * @since 0.2.0
  */
-export const InputMessage = Schema.Struct({
-  type: Schema.tag("message"),
-  role: Schema.Literal("system", "developer", "user"),
-  content: Content
-}).annotations({ identifier: "ResponsesInputMessage" })
+export const InputMessage = internal.InputMessage
 
 /**
  * @category models
@@ -189,12 +175,7 @@ export interface InputMessage extends Schema.Schema.Type<typeof InputMessage> {}
  * @category schemas
  * @since 0.2.0
  */
-export const AssistantMessage = Schema.Struct({
-  type: Schema.tag("message"),
-  role: Schema.Literal("assistant"),
-  content: Schema.String,
-  phase: optional(Phase)
-}).annotations({ identifier: "ResponsesAssistantMessage" })
+export const AssistantMessage = internal.AssistantMessage
 
 /**
  * @category models
@@ -208,11 +189,7 @@ export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMes
  * @category schemas
  * @since 0.2.0
  */
-export const OutputText = Schema.Struct({
-  type: Schema.tag("output_text"),
-  text: Schema.String,
-  annotations: Schema.Tuple()
-}).annotations({ identifier: "ResponsesOutputText" })
+export const OutputText = internal.OutputText
 
 /**
  * @category models
@@ -226,10 +203,7 @@ export interface OutputText extends Schema.Schema.Type<typeof OutputText> {}
  * @category schemas
  * @since 0.2.0
  */
-export const OutputRefusal = Schema.Struct({
-  type: Schema.tag("refusal"),
-  refusal: Schema.String
-}).annotations({ identifier: "ResponsesOutputRefusal" })
+export const OutputRefusal = internal.OutputRefusal
 
 /**
  * @category models
@@ -244,14 +218,7 @@ export interface OutputRefusal extends Schema.Schema.Type<typeof OutputRefusal> 
  * @category schemas
  * @since 0.2.0
  */
-export const OutputMessage = Schema.Struct({
-  type: Schema.tag("message"),
-  id: Schema.String,
-  role: Schema.Literal("assistant"),
-  status: Schema.Literal("completed"),
-  content: Schema.Array(Schema.Union(OutputText, OutputRefusal)),
-  phase: optional(Phase)
-}).annotations({ identifier: "ResponsesOutputMessage" })
+export const OutputMessage = internal.OutputMessage
 
 /**
  * @category models
@@ -265,10 +232,7 @@ export interface OutputMessage extends Schema.Schema.Type<typeof OutputMessage> 
  * @category schemas
  * @since 0.2.0
  */
-export const SummaryText = Schema.Struct({
-  type: Schema.tag("summary_text"),
-  text: Schema.String
-}).annotations({ identifier: "ResponsesSummaryText" })
+export const SummaryText = internal.SummaryText
 
 /**
  * @category models
@@ -282,10 +246,7 @@ export interface SummaryText extends Schema.Schema.Type<typeof SummaryText> {}
  * @category schemas
  * @since 0.2.0
  */
-export const ReasoningText = Schema.Struct({
-  type: Schema.tag("reasoning_text"),
-  text: Schema.String
-}).annotations({ identifier: "ResponsesReasoningText" })
+export const ReasoningText = internal.ReasoningText
 
 /**
  * @category models
@@ -301,13 +262,7 @@ export interface ReasoningText extends Schema.Schema.Type<typeof ReasoningText> 
  * @category schemas
  * @since 0.2.0
  */
-export const Reasoning = Schema.Struct({
-  type: Schema.tag("reasoning"),
-  id: Schema.String,
-  summary: Schema.Array(SummaryText),
-  content: optional(Schema.Array(ReasoningText)),
-  encrypted_content: optional(Schema.String)
-}).annotations({ identifier: "ResponsesReasoning" })
+export const Reasoning = internal.Reasoning
 
 /**
  * @category models
@@ -323,13 +278,7 @@ export interface Reasoning extends Schema.Schema.Type<typeof Reasoning> {}
  * @category schemas
  * @since 0.2.0
  */
-export const FunctionCall = Schema.Struct({
-  type: Schema.tag("function_call"),
-  call_id: Schema.String,
-  name: Schema.String,
-  arguments: Schema.String,
-  id: optional(Schema.String)
-}).annotations({ identifier: "ResponsesFunctionCall" })
+export const FunctionCall = internal.FunctionCall
 
 /**
  * @category models
@@ -343,11 +292,7 @@ export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
  * @category schemas
  * @since 0.2.0
  */
-export const FunctionCallOutput = Schema.Struct({
-  type: Schema.tag("function_call_output"),
-  call_id: Schema.String,
-  output: Content
-}).annotations({ identifier: "ResponsesFunctionCallOutput" })
+export const FunctionCallOutput = internal.FunctionCallOutput
 
 /**
  * @category models
@@ -361,14 +306,7 @@ export interface FunctionCallOutput extends Schema.Schema.Type<typeof FunctionCa
  * @category schemas
  * @since 0.2.0
  */
-export const Item = Schema.Union(
-  InputMessage,
-  AssistantMessage,
-  OutputMessage,
-  Reasoning,
-  FunctionCall,
-  FunctionCallOutput
-).annotations({ identifier: "ResponsesItem" })
+export const Item = internal.Item
 
 /**
  * @category models
@@ -382,7 +320,7 @@ export type Item = InputMessage | AssistantMessage | OutputMessage | Reasoning |
  * @category schemas
  * @since 0.2.0
  */
-export const Wire = Schema.Array(Item).annotations({ identifier: "ResponsesInput" })
+export const Wire = internal.Wire
 
 /**
  * @category models
@@ -403,11 +341,7 @@ export type Wire = ReadonlyArray<Item>
  * @category schemas
  * @since 0.2.0
  */
-export const ItemDetail = Schema.Struct({
-  id: optional(Schema.String),
-  phase: optional(Phase),
-  part: optional(Schema.Literal("refusal", "reasoning_text"))
-}).annotations({ identifier: "ResponsesItemDetail" })
+export const ItemDetail = internal.ItemDetail
 
 /**
  * @category models
@@ -421,21 +355,11 @@ export interface ItemDetail extends Schema.Schema.Type<typeof ItemDetail> {}
  * @category constants
  * @since 0.2.0
  */
-export const detailKey = "openai" as const
+export const detailKey = internal.detailKey
 
 // -----------------------------------------------------------------------------
 // input: what decode accepts
 // -----------------------------------------------------------------------------
-
-const Other = (known: ReadonlyArray<string>, identifier: string) => {
-  const set: ReadonlySet<string> = new Set(known)
-  return Schema.Struct({
-    type: Schema.String.pipe(
-      Schema.filter((type) => !set.has(type), { message: () => "an entry of a known type must match its schema" }),
-      Schema.brand("ResponsesOtherType")
-    )
-  }).annotations({ identifier })
-}
 
 /**
  * An image part as decoding reads it: only a base64 data URL has a canonical form (`file_id` and
@@ -444,11 +368,7 @@ const Other = (known: ReadonlyArray<string>, identifier: string) => {
  * @category schemas
  * @since 0.2.0
  */
-export const InputImagePart = Schema.Struct({
-  type: Schema.Literal("input_image"),
-  image_url: optional(Schema.NullOr(Schema.String)),
-  file_id: optional(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "ResponsesInputImagePart" })
+export const InputImagePart = internal.InputImagePart
 
 /**
  * Any content part decoding reads: `input_text`, `input_image`, `output_text`, `refusal`, and any
@@ -457,13 +377,7 @@ export const InputImagePart = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const InputPart = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("input_text"), text: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("output_text"), text: Schema.String }),
-  InputImagePart,
-  Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String }),
-  Other(["input_text", "output_text", "input_image", "refusal"], "ResponsesOtherPart")
-).annotations({ identifier: "ResponsesInputPart" })
+export const InputPart = internal.InputPart
 
 /**
  * @category models
@@ -477,13 +391,7 @@ export type InputPart = typeof InputPart.Type
  * @category schemas
  * @since 0.2.0
  */
-export const InputMessageItem = Schema.Struct({
-  type: optional(Schema.Literal("message")),
-  role: Schema.Literal("system", "developer", "user", "assistant"),
-  content: Schema.Union(Schema.String, Schema.Array(InputPart)),
-  id: optional(Schema.NullOr(Schema.String)),
-  phase: optional(Schema.NullOr(Phase))
-}).annotations({ identifier: "ResponsesInputMessageItem" })
+export const InputMessageItem = internal.InputMessageItem
 
 /**
  * A reasoning item as decoding reads it.
@@ -491,15 +399,7 @@ export const InputMessageItem = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const InputReasoningItem = Schema.Struct({
-  type: Schema.Literal("reasoning"),
-  id: optional(Schema.NullOr(Schema.String)),
-  summary: Schema.Array(Schema.Struct({ type: Schema.Literal("summary_text"), text: Schema.String })),
-  content: optional(
-    Schema.NullOr(Schema.Array(Schema.Struct({ type: Schema.Literal("reasoning_text"), text: Schema.String })))
-  ),
-  encrypted_content: optional(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "ResponsesInputReasoningItem" })
+export const InputReasoningItem = internal.InputReasoningItem
 
 /**
  * A function call item as decoding reads it.
@@ -507,13 +407,7 @@ export const InputReasoningItem = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const InputFunctionCallItem = Schema.Struct({
-  type: Schema.Literal("function_call"),
-  call_id: Schema.String,
-  name: Schema.String,
-  arguments: Schema.String,
-  id: optional(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "ResponsesInputFunctionCallItem" })
+export const InputFunctionCallItem = internal.InputFunctionCallItem
 
 /**
  * A function call output item as decoding reads it.
@@ -521,11 +415,7 @@ export const InputFunctionCallItem = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const InputFunctionCallOutputItem = Schema.Struct({
-  type: Schema.Literal("function_call_output"),
-  call_id: Schema.String,
-  output: Schema.Union(Schema.String, Schema.Array(InputPart))
-}).annotations({ identifier: "ResponsesInputFunctionCallOutputItem" })
+export const InputFunctionCallOutputItem = internal.InputFunctionCallOutputItem
 
 /**
  * An item of any other type (`item_reference`, `web_search_call`, `custom_tool_call`, ...): read
@@ -534,10 +424,7 @@ export const InputFunctionCallOutputItem = Schema.Struct({
  * @category schemas
  * @since 0.2.0
  */
-export const InputOtherItem = Other(
-  ["message", "reasoning", "function_call", "function_call_output"],
-  "ResponsesInputOtherItem"
-)
+export const InputOtherItem = internal.InputOtherItem
 
 /**
  * Any input item decoding reads.
@@ -545,13 +432,7 @@ export const InputOtherItem = Other(
  * @category schemas
  * @since 0.2.0
  */
-export const InputItem = Schema.Union(
-  InputMessageItem,
-  InputReasoningItem,
-  InputFunctionCallItem,
-  InputFunctionCallOutputItem,
-  InputOtherItem
-).annotations({ identifier: "ResponsesInputItem" })
+export const InputItem = internal.InputItem
 
 /**
  * @category models
@@ -569,41 +450,7 @@ export type InputItem = typeof InputItem.Type
  * @since 0.1.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: ["input", "instructions"],
-    // `ResponseCreateParams` of the `openai` SDK 6.49
-    parameters: [
-      "model",
-      "background",
-      "context_management",
-      "conversation",
-      "include",
-      "max_output_tokens",
-      "max_tool_calls",
-      "metadata",
-      "moderation",
-      "parallel_tool_calls",
-      "previous_response_id",
-      "prompt",
-      "prompt_cache_key",
-      "prompt_cache_options",
-      "prompt_cache_retention",
-      "reasoning",
-      "safety_identifier",
-      "service_tier",
-      "store",
-      "stream",
-      "stream_options",
-      "temperature",
-      "text",
-      "tool_choice",
-      "tools",
-      "top_logprobs",
-      "top_p",
-      "truncation",
-      "user"
-    ]
-  }
+  internal.requestKeys
 
 /**
  * Everything {@link decode} reads, as one Schema that only validates: a request body (`input`, a
@@ -614,13 +461,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category schemas
  * @since 0.2.0
  */
-export const Input = Schema.Union(
-  Codec.requestBody({
-    input: Schema.Union(Schema.String, Schema.Array(InputItem)),
-    instructions: Schema.optional(Schema.NullOr(Schema.String))
-  }, requestKeys.parameters).annotations({ identifier: "ResponsesInputRequest" }),
-  Schema.Array(InputItem)
-).annotations({ identifier: "OpenAiResponsesInput" })
+export const Input = internal.Input
 
 /**
  * @category models
@@ -713,7 +554,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => encodeInternal.encode(conversation, options)
+): Either.Either<Wire, EncodeError> => encoder.encode(conversation, options)
 
 /**
  * Read Responses `input` items (an array, or a request body `{input, instructions?}`; a string
@@ -729,7 +570,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => decodeInternal.decode(input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(input, options)
 
 /**
  * The OpenAI Responses format as a {@link Codec.Codec}.
@@ -752,7 +593,7 @@ export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError,
 export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
 
 // -----------------------------------------------------------------------------
-// responses
+// model responses
 // -----------------------------------------------------------------------------
 
 /**
@@ -779,7 +620,7 @@ export interface ResponseObject {
  */
 export const decodeResponse = (
   response: ResponseObject | unknown
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => responseInternal.decodeResponse(response)
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => responseDecoder.decodeResponse(response)
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
@@ -793,4 +634,4 @@ export const decodeResponse = (
  */
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> => streamInternal.decodeStream(events)
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> => streamDecoder.decodeStream(events)

@@ -52,7 +52,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
@@ -61,12 +61,9 @@ import * as decoder from "./internal/openai/decode.js"
 import * as encoder from "./internal/openai/encode.js"
 import * as responseDecoder from "./internal/openai/response.js"
 import * as streamDecoder from "./internal/openai/stream.js"
+import * as internal from "./internal/openrouter/schema.js"
 import type * as ModelResponse from "./ModelResponse.js"
 import * as OpenAiFormat from "./OpenAiFormat.js"
-
-// OpenAiFormat's schemas are read here as this module loads: no module OpenAiFormat imports may
-// import this one (the internal modules import it for types only), so OpenAiFormat is always
-// initialised first.
 
 /**
  * The provider this module speaks.
@@ -74,7 +71,7 @@ import * as OpenAiFormat from "./OpenAiFormat.js"
  * @category constants
  * @since 0.1.0
  */
-export const name = "openrouter" as const
+export const name = internal.name
 
 // -----------------------------------------------------------------------------
 // wire: what encode produces (OpenAiFormat's shapes)
@@ -263,30 +260,7 @@ export type InputMessage = OpenAiFormat.InputMessage
  * @since 0.1.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
-  {
-    conversation: OpenAiFormat.requestKeys.conversation,
-    parameters: [
-      ...OpenAiFormat.requestKeys.parameters,
-      // what OpenRouter's chat request adds to OpenAI's (its API reference)
-      "debug",
-      "image_config",
-      "include_reasoning",
-      "min_p",
-      "models",
-      "plugins",
-      "prompt",
-      "provider",
-      "reasoning",
-      "repetition_penalty",
-      "route",
-      "session_id",
-      "top_a",
-      "top_k",
-      "trace",
-      "transforms",
-      "usage"
-    ]
-  }
+  internal.requestKeys
 
 /**
  * Everything {@link decode} reads, as one Schema that only validates: a request body (`messages`,
@@ -297,12 +271,7 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * @category schemas
  * @since 0.2.0
  */
-export const Input = Schema.Union(
-  Codec.requestBody({ messages: Schema.Array(InputMessage) }, requestKeys.parameters).annotations({
-    identifier: "OpenRouterInputRequest"
-  }),
-  Schema.Array(InputMessage)
-).annotations({ identifier: "OpenRouterInput" })
+export const Input = internal.Input
 
 /**
  * @category models
@@ -405,7 +374,7 @@ export const encode = (
 export const decode = (
   input: unknown,
   options?: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, requestKeys, input, options)
+): Either.Either<Conversation.Conversation, DecodeError> => decoder.decode(name, input, options)
 
 /**
  * The OpenRouter format as a {@link Codec.Codec}.

@@ -32,6 +32,7 @@ import type * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
 import * as Canonical from "./internal/decodeCanonical.js"
 import { fromParseError } from "./internal/decodeCanonical.js"
+import * as Decoder from "./internal/decoder.js"
 import { dumps } from "./internal/pythonJson.js"
 import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
@@ -159,8 +160,19 @@ export interface LenientResult {
   readonly skipped: ReadonlyArray<{ readonly index: number; readonly blockType: string }>
 }
 
-const decodeStrict = Schema.decodeUnknownEither(Prompt, { onExcessProperty: "error" })
-const decodeLoose = Schema.decodeUnknownEither(Canonical.LenientContentBlock, { onExcessProperty: "ignore" })
+const decodeStrict = Decoder.make({
+  format: "canonical",
+  issue: "first",
+  depthLimit: false,
+  target: (input: unknown): Decoder.Target<Prompt> => ({ shape: Canonical.strictPrompt, value: input, path: [] }),
+  convert: (raw): Either.Either<Prompt, ConversionError.MalformedInput> => {
+    const prompt: Array<Block.ContentBlock> = new Array(raw.length)
+    for (let i = 0; i < raw.length; i++) prompt[i] = Canonical.contentBlock(raw[i]! as unknown as Raw)
+    return Either.right(prompt)
+  }
+})
+
+type Raw = { readonly [key: string]: unknown }
 
 /**
  * Strictly decode prompt blocks (a JSON array of text and image blocks).
@@ -168,16 +180,7 @@ const decodeLoose = Schema.decodeUnknownEither(Canonical.LenientContentBlock, { 
  * @category decoding
  * @since 0.1.0
  */
-export const decode = (input: unknown): Either.Either<Prompt, ConversionError.MalformedInput> =>
-  Input.total("canonical", () => {
-    if (Canonical.isStrictPrompt(input)) {
-      const raw = input as ReadonlyArray<{ readonly [key: string]: unknown }>
-      const prompt: Array<Block.ContentBlock> = new Array(raw.length)
-      for (let i = 0; i < raw.length; i++) prompt[i] = Canonical.contentBlock(raw[i]!)
-      return Either.right(prompt)
-    }
-    return Either.mapLeft(decodeStrict(input), (e) => fromParseError(e, [], undefined))
-  })
+export const decode = (input: unknown): Either.Either<Prompt, ConversionError.MalformedInput> => decodeStrict(input)
 
 /**
  * Decode prompt blocks as a client reads `/prompt`: blocks of other types are skipped and reported.
@@ -219,11 +222,11 @@ const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, Co
       skipped.push({ index: i, blockType: type })
       continue
     }
-    if (Canonical.isLenientContent(raw)) {
-      prompt.push(Canonical.contentBlock(raw as { readonly [key: string]: unknown }))
+    if (Canonical.lenientContent.is(raw)) {
+      prompt.push(Canonical.contentBlock(raw as Raw))
       continue
     }
-    const block = decodeLoose(raw)
+    const block = Canonical.lenientContent.decode(raw)
     if (Either.isLeft(block)) return Either.left(fromParseError(block.left, [i], undefined))
     prompt.push(block.right)
   }

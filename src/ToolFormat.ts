@@ -75,7 +75,9 @@ import * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "./ConversionError.js"
+import * as Decoder from "./internal/decoder.js"
 import { issueOf } from "./internal/parseIssue.js"
+import { isRecord as isObject } from "./internal/plain.js"
 import * as Json from "./Json.js"
 import type * as Protocol from "./Protocol.js"
 
@@ -225,7 +227,8 @@ export interface Options {
 
 type Value = Json.JsonValue
 
-const isRecord = (u: unknown): u is Json.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+// a JSON value that is an object
+const isRecord = (u: Value): u is Json.JsonObject => isObject(u)
 
 // Keys whose value maps names to schemas, and keys whose value is data, in `preservePropertyNames` mode.
 const nameMaps: ReadonlySet<string> = new Set(["properties", "patternProperties", "$defs", "definitions"])
@@ -469,7 +472,7 @@ export const convert: {
     Either.all(tools.map((tool, i) => convertOne(tool, i, format, options)))
 )
 
-const decodeList = Schema.decodeUnknownEither(Schema.Array(Json.JsonObject))
+const decodeList = Decoder.shape(Schema.Array(Json.JsonObject), { onExcessProperty: "ignore" }).decode
 
 /**
  * Read a tool list from untrusted JSON, as the reference's `convert_tool_response` reads it: an

@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 import type { Json } from "openreward-effect"
 import { AnthropicFormat, Block, Conversation, GoogleFormat, Message, OpenAiFormat, Prompt } from "openreward-effect"
 import * as Guard from "../src/internal/guard.js"
-import { guardLaws } from "./utils/guardLaws.js"
+import * as Plain from "../src/internal/plain.js"
+import { backends, guardLaws } from "./utils/guardLaws.js"
 
 describe("guard laws: canonical schemas", () => {
   guardLaws("Conversation (strict)", Conversation.Conversation, { onExcessProperty: "error" })
@@ -18,58 +19,96 @@ describe("guard laws: canonical schemas", () => {
   guardLaws("Prompt (strict)", Prompt.Prompt, { onExcessProperty: "error" })
 })
 
-describe("the guard compiler", () => {
-  it("dispatches a union on its literal tag, and still tries the members without one", () => {
-    const schema = Schema.Union(
-      Schema.Struct({ type: Schema.Literal("a"), a: Schema.String }),
-      Schema.Struct({ type: Schema.Literal("b", "c"), b: Schema.Number }),
-      Schema.Struct({ type: Schema.String, other: Schema.Boolean })
-    )
-    const guard = Guard.compile(schema, { onExcessProperty: "ignore" })
-    assert.isTrue(guard({ type: "a", a: "x" }))
-    assert.isTrue(guard({ type: "c", b: 1 }))
-    assert.isTrue(guard({ type: "a", other: true }))
-    assert.isFalse(guard({ type: "b", a: "x" }))
-    assert.isFalse(guard({ a: "x" }))
-  })
+for (const backend of backends) {
+  describe(`the guard compiler (${backend})`, () => {
+    const compile = (schema: Schema.Schema.AnyNoContext, options: Guard.Options): Guard.Guard =>
+      Guard.compile(schema, options, backend)
 
-  it("rejects what the schema does not declare when excess keys are errors", () => {
-    const schema = Schema.Struct({ a: Schema.String })
-    const strict = Guard.compile(schema, { onExcessProperty: "error" })
-    const lenient = Guard.compile(schema, { onExcessProperty: "ignore" })
-    assert.isFalse(strict({ a: "x", b: 1 }))
-    assert.isTrue(lenient({ a: "x", b: 1 }))
-    // the keys JSON has are seen: a symbol key is not (documented in guard.ts)
-    assert.isTrue(strict({ a: "x", [Symbol("s")]: 1 }))
-  })
+    it("dispatches a union on its literal tag, and still tries the members without one", () => {
+      const schema = Schema.Union(
+        Schema.Struct({ type: Schema.Literal("a"), a: Schema.String }),
+        Schema.Struct({ type: Schema.Literal("b", "c"), b: Schema.Number }),
+        Schema.Struct({ type: Schema.String, other: Schema.Boolean })
+      )
+      const guard = compile(schema, { onExcessProperty: "ignore" })
+      assert.isTrue(guard({ type: "a", a: "x" }))
+      assert.isTrue(guard({ type: "c", b: 1 }))
+      assert.isTrue(guard({ type: "a", other: true }))
+      assert.isFalse(guard({ type: "b", a: "x" }))
+      assert.isFalse(guard({ a: "x" }))
+    })
 
-  it("leaves a declared key that is no own enumerable key to the Schema", () => {
-    const guard = Guard.compile(Schema.Struct({ a: Schema.optional(Schema.String) }), { onExcessProperty: "ignore" })
-    assert.isFalse(guard(Object.defineProperty({}, "a", { value: "x", enumerable: false })))
-    assert.isFalse(guard(Object.create({ a: "inherited" })))
-    assert.isTrue(guard({}))
-  })
+    it("rejects what the schema does not declare when excess keys are errors", () => {
+      const schema = Schema.Struct({ a: Schema.String })
+      const strict = compile(schema, { onExcessProperty: "error" })
+      const lenient = compile(schema, { onExcessProperty: "ignore" })
+      assert.isFalse(strict({ a: "x", b: 1 }))
+      assert.isTrue(lenient({ a: "x", b: 1 }))
+      // the keys JSON has are seen: a symbol key is not (documented in guard.ts)
+      assert.isTrue(strict({ a: "x", [Symbol("s")]: 1 }))
+    })
 
-  it("holds input to the depth limit, ignored keys included, so a cycle fails", () => {
-    const guard = Guard.compile(Schema.Struct({ a: Schema.String }), { onExcessProperty: "ignore" })
-    let deep: unknown = []
-    for (let i = 0; i < Guard.maxDepth + 1; i++) deep = [deep]
-    assert.isFalse(guard({ a: "x", ignored: deep }))
-    const cycle: Record<string, unknown> = { a: "x" }
-    cycle["self"] = cycle
-    assert.isFalse(guard(cycle))
-  })
+    it("leaves a declared key that is no own enumerable key to the Schema", () => {
+      const guard = compile(Schema.Struct({ a: Schema.optional(Schema.String) }), { onExcessProperty: "ignore" })
+      assert.isFalse(guard(Object.defineProperty({}, "a", { value: "x", enumerable: false })))
+      assert.isFalse(guard(Object.create({ a: "inherited" })))
+      assert.isTrue(guard({}))
+    })
 
-  it("honours a schema's own parseOptions, and relax removes them", () => {
-    const schema = Schema.Struct({ a: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } })
-    assert.isFalse(Guard.compile(schema, { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
-    assert.isTrue(Guard.compile(Guard.relax(schema), { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
-  })
+    it("holds input to the depth limit, ignored keys included, so a cycle fails", () => {
+      const guard = compile(Schema.Struct({ a: Schema.String }), { onExcessProperty: "ignore" })
+      let deep: unknown = []
+      for (let i = 0; i < Plain.maxDepth + 1; i++) deep = [deep]
+      assert.isFalse(guard({ a: "x", ignored: deep }))
+      const cycle: Record<string, unknown> = { a: "x" }
+      cycle["self"] = cycle
+      assert.isFalse(guard(cycle))
+    })
 
-  it("refuses, when compiled, a schema it cannot judge", () => {
-    assert.throws(() => Guard.compile(Schema.NumberFromString, { onExcessProperty: "ignore" }))
+    it("honours a schema's own parseOptions, and relax removes them", () => {
+      const schema = Schema.Struct({ a: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } })
+      assert.isFalse(compile(schema, { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
+      assert.isTrue(compile(Guard.relax(schema), { onExcessProperty: "ignore" })({ a: "x", b: 1 }))
+    })
+
+    it("refuses, when compiled, a schema it cannot judge", () => {
+      assert.throws(() => compile(Schema.NumberFromString, { onExcessProperty: "ignore" }))
+    })
+
+    it("leaves to the Schema a hidden key among many absent optional ones", () => {
+      const schema = Schema.Struct({
+        a: Schema.String,
+        b: Schema.optional(Schema.String),
+        c: Schema.optional(Schema.String),
+        d: Schema.optional(Schema.String),
+        e: Schema.optional(Schema.String),
+        f: Schema.optional(Schema.String)
+      })
+      const guard = compile(schema, { onExcessProperty: "ignore" })
+      assert.isTrue(guard({ a: "x" }))
+      assert.isTrue(guard(JSON.parse(`{"e":"y","a":"x","extra":[1]}`)))
+      assert.isFalse(guard(Object.defineProperty({ a: "x" }, "d", { value: 5, enumerable: false })))
+    })
+
+    it("follows a recursive schema, and refuses one that never closes", () => {
+      interface Tree {
+        readonly value: number
+        readonly children: ReadonlyArray<Tree>
+      }
+      const Tree: Schema.Schema<Tree> = Schema.Struct({
+        value: Schema.Number,
+        children: Schema.Array(Schema.suspend((): Schema.Schema<Tree> => Tree))
+      })
+      const guard = compile(Tree, { onExcessProperty: "error" })
+      assert.isTrue(guard({ value: 1, children: [{ value: 2, children: [] }] }))
+      assert.isFalse(guard({ value: 1, children: [{ value: "2", children: [] }] }))
+      // a new node on every call of the suspended function
+      const open = (): Schema.Schema<Tree> =>
+        Schema.Struct({ value: Schema.Number, children: Schema.Array(Schema.suspend(open)) })
+      assert.throws(() => compile(open(), { onExcessProperty: "error" }))
+    })
   })
-})
+}
 
 describe("the canonical schemas reject unknown keys themselves", () => {
   it("Schema.decodeUnknownEither(Block.Block) agrees with Conversation.decode", () => {

@@ -25,6 +25,11 @@ export interface Subject {
     readonly decode: (input: unknown) => Conversation.Conversation
   }
   /**
+   * Another build of our codec (`--baseline=DIR`: an earlier commit's compiled `dist/`), measured
+   * side by side with ours in the same rounds.
+   */
+  readonly before?: Subject["ours"]
+  /**
    * Our encode with opt-in options that trade the reference's exact output for speed (for the chat
    * formats, `toolArguments: "json"`), measured beside the default against the AI SDK.
    */
@@ -78,12 +83,24 @@ export interface Case {
       readonly vsAiSdk: number
       readonly vsDefault: number
     }
+    /** The baseline build, and our throughput over its (median of paired ratios). */
+    readonly before?: Before
   }
   readonly decode: {
     readonly ours: Harness.Measurement
     readonly plain: Harness.Measurement
     readonly vsPlain: number
+    readonly before?: Before
   }
+}
+
+/** The baseline build measured beside ours. */
+export interface Before {
+  readonly measurement: Harness.Measurement
+  /** Our throughput over the baseline's (median of paired ratios): above 1, ours is faster. */
+  readonly vsBefore: number
+  /** The baseline's throughput over the hand-written converter's. */
+  readonly vsPlain: number
 }
 
 /** Heap cost of one operation at the largest size. */
@@ -158,6 +175,14 @@ const fixture = async (subject: Subject, turns: number): Promise<Fixture> => {
   const wire: unknown = JSON.parse(text)
   const decoded = getOrFail(subject.ours.decode(wire), `our ${what} decode`)
   assertSameJson(subject.plain.decode(wire), decoded, `hand-written ${what} decode`)
+  if (subject.before !== undefined) {
+    assertSameJson(
+      getOrFail(subject.before.encode(conversation), `baseline ${what} encode`),
+      encoded,
+      `baseline ${what}`
+    )
+    assertSameJson(getOrFail(subject.before.decode(wire), `baseline ${what} decode`), decoded, `baseline ${what}`)
+  }
 
   const prompt = AiSdk.toPrompt(conversation)
   const aiSdk = AiSdk.driver(subject.provider)
@@ -190,7 +215,8 @@ const measureEncode = async (f: Fixture, timing: Harness.Options): Promise<Case[
   const encode = f.subject.ours.encode
   const plainEncode = f.subject.plain.encode
   const optIn = f.subject.optIn
-  const [ours, oursJson, plain, plainJson, sdk, fixed, stringify, optInJson] = await Harness.measure([
+  const before = f.subject.before
+  const measured = await Harness.measure([
     { name: "ours", run: () => encode(conversation) },
     { name: "ours + JSON.stringify", run: () => JSON.stringify(Either.getOrThrow(encode(conversation))) },
     { name: "hand-written", run: () => plainEncode(conversation) },
@@ -201,8 +227,12 @@ const measureEncode = async (f: Fixture, timing: Harness.Options): Promise<Case[
     ...(optIn === undefined ? [] : [{
       name: `ours (${optIn.label}) + JSON.stringify`,
       run: () => JSON.stringify(Either.getOrThrow(optIn.encode(conversation)))
-    }])
+    }]),
+    ...(before === undefined ? [] : [{ name: "baseline", run: () => before.encode(conversation) }])
   ], timing)
+  const [ours, oursJson, plain, plainJson, sdk, fixed, stringify] = measured
+  const optInJson = optIn === undefined ? undefined : measured[7]
+  const beforeMeasured = before === undefined ? undefined : measured[measured.length - 1]
   const conversion: Array<number> = []
   for (let r = 0; r < ours!.samples.length; r++) {
     conversion.push((sdk!.samples[r]! - fixed!.samples[r]! - stringify!.samples[r]!) / ours!.samples[r]!)
@@ -226,16 +256,30 @@ const measureEncode = async (f: Fixture, timing: Harness.Options): Promise<Case[
         vsAiSdk: Harness.pairedRatio(sdk!, optInJson),
         vsDefault: Harness.pairedRatio(oursJson!, optInJson)
       }
-    })
+    }),
+    ...(beforeMeasured === undefined ? {} : { before: beforeOf(beforeMeasured, ours!, plain!) })
   }
 }
 
+const beforeOf = (before: Harness.Measurement, ours: Harness.Measurement, plain: Harness.Measurement): Before => ({
+  measurement: before,
+  vsBefore: Harness.pairedRatio(before, ours),
+  vsPlain: Harness.pairedRatio(plain, before)
+})
+
 const measureDecode = async (f: Fixture, timing: Harness.Options): Promise<Case["decode"]> => {
-  const [ours, plain] = await Harness.measure([
+  const before = f.subject.before
+  const [ours, plain, baseline] = await Harness.measure([
     { name: "ours", run: () => f.subject.ours.decode(f.wire) },
-    { name: "hand-written", run: () => f.subject.plain.decode(f.wire) }
+    { name: "hand-written", run: () => f.subject.plain.decode(f.wire) },
+    ...(before === undefined ? [] : [{ name: "baseline", run: () => before.decode(f.wire) }])
   ], timing)
-  return { ours: ours!, plain: plain!, vsPlain: Harness.pairedRatio(plain!, ours!) }
+  return {
+    ours: ours!,
+    plain: plain!,
+    vsPlain: Harness.pairedRatio(plain!, ours!),
+    ...(baseline === undefined ? {} : { before: beforeOf(baseline, ours!, plain!) })
+  }
 }
 
 const memory = async (f: Fixture): Promise<ReadonlyArray<MemoryRow>> => {

@@ -102,6 +102,42 @@ export const print = (
     ])
   }))
 
+  if (cases.some((c) => c.decode.before !== undefined)) {
+    console.log("\nBASELINE: ours beside another build of the codecs (--baseline), measured in the same rounds.")
+    console.log("\"ours / baseline\" is our throughput over the baseline's (above 1x: ours is faster); the last")
+    console.log("two columns give each against the hand-written converter.\n")
+    const row = (direction: string, turns: number, provider: string, m: Measure.Case["decode"]) => {
+      const before = m.before!
+      return [
+        String(turns),
+        provider,
+        direction,
+        cell(m.ours, turns),
+        cell(before.measurement, turns),
+        Report.ratio(before.vsBefore),
+        Report.ratio(m.vsPlain),
+        Report.ratio(before.vsPlain)
+      ]
+    }
+    console.log(Report.render({
+      header: [
+        "turns",
+        "format",
+        "direction",
+        "ours",
+        "baseline",
+        "ours / baseline",
+        "ours vs hand",
+        "baseline vs hand"
+      ],
+      left: [1, 2],
+      rows: cases.flatMap(({ decode, encode, provider, turns }) => [
+        ...(encode.before === undefined ? [] : [row("encode", turns, provider, { ...encode, before: encode.before })]),
+        ...(decode.before === undefined ? [] : [row("decode", turns, provider, decode)])
+      ])
+    }))
+  }
+
   const largest = sizes[sizes.length - 1] ?? 0
   const second = sizes[sizes.length - 2] ?? 0
   console.log("\nLINEARITY: our cost per turn at each size. As a conversation grows, its output outgrows the CPU")

@@ -8,11 +8,14 @@
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Block from "../Block.js"
+import * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
-import { copyJson, copyJsonObject, isPlainObject } from "./wireInput.js"
+import * as BlockError from "./blockError.js"
+import { isPlainObject } from "./plain.js"
+import { copyJson, copyJsonObject } from "./wireInput.js"
 
 // -----------------------------------------------------------------------------
 // the `openreward` options key
@@ -152,6 +155,157 @@ export const segments = (message: Message.Message): ReadonlyArray<Segment<Block.
     else out.push({ kind, blocks: [[block, i]], continues: out.length > 0 })
   })
   return out
+}
+
+/** What a bridge writes beside a toolkit message or part (see {@link marksEntry}). */
+export type MarksInput = Parameters<typeof marksEntry>[0]
+
+/** Where a reasoning block's signature is written besides the `openreward` key. */
+export type SignatureTarget = "anthropic" | "google" | "none"
+
+/** Encoding options both bridges take. */
+export interface EncodeOptions {
+  readonly signatures?: SignatureTarget | undefined
+}
+
+/**
+ * A toolkit's constructors, one per piece of a canonical conversation: what {@link encodeWith}
+ * folds a conversation into. `Message` is the toolkit's message; `User`, `Tool` and `Assistant` the
+ * parts of its user, tool and assistant messages.
+ */
+export interface Toolkit<Out, Message, User, Tool, Assistant> {
+  readonly format: ConversionError.Bridge
+  /** The toolkit's name in a reason (`"an @effect/ai system message ..."`). */
+  readonly name: string
+  readonly system: (content: string, marks: MarksInput) => Message
+  readonly user: (content: Array<User>, marks: MarksInput) => Message
+  readonly tool: (content: Array<Tool>, marks: MarksInput) => Message
+  readonly assistant: (content: Array<Assistant>, marks: MarksInput) => Message
+  readonly text: (block: Block.TextBlock) => User & Assistant
+  /** An image in a user message, or why the toolkit cannot carry it. */
+  readonly userImage: (
+    block: Block.ImageBlock,
+    messageIndex: number,
+    blockIndex: number
+  ) => Either.Either<User, ConversionError.UnsupportedBlock>
+  /** An image in an assistant message, or why the toolkit cannot carry it. */
+  readonly assistantImage: (
+    block: Block.ImageBlock,
+    messageIndex: number,
+    blockIndex: number
+  ) => Either.Either<Assistant, ConversionError.UnsupportedBlock>
+  readonly reasoning: (block: Block.ReasoningBlock, signatures: SignatureTarget) => Assistant
+  readonly toolCall: (block: Block.ToolCallBlock) => Assistant
+  /** A tool result, with the name of the tool its call named. */
+  readonly toolResult: (block: Block.ToolResultBlock, name: string) => Tool
+  readonly finish: (messages: Array<Message>) => Out
+}
+
+/**
+ * A canonical conversation folded into a toolkit's messages with its constructors: placement
+ * checked first, each message split into {@link segments}, each segment one toolkit message with
+ * the marks that bring the canonical message back, each block one part. A system message holds
+ * one string, so a system block that is not text is an `UnsupportedBlock`; a tool result names its
+ * tool, taken from the call before it, so a result without one is an `UnmatchedToolResult`.
+ */
+export const encodeWith = <Out, Message, User, Tool, Assistant>(
+  toolkit: Toolkit<Out, Message, User, Tool, Assistant>
+) =>
+(
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Out, ConversionError.EncodeError> => {
+  const placement = Conversation.validate(conversation)
+  if (Either.isLeft(placement)) return Either.left(placement.left)
+  const { format, name } = toolkit
+  const signatures = options?.signatures ?? "anthropic"
+  const names: ToolNames = new Map()
+  const messages: Array<Message> = []
+  for (let i = 0; i < conversation.length; i++) {
+    const message = conversation[i]!
+    for (const segment of segments(message)) {
+      const detail = segment.continues ? null : message.detail
+      const continues = segment.continues
+      switch (segment.kind) {
+        case "system": {
+          const entry = segment.blocks[0]
+          if (entry === undefined) {
+            messages.push(toolkit.system("", { detail, empty: true }))
+            break
+          }
+          const [block, j] = entry
+          if (block.type !== "text") {
+            return Either.left(
+              BlockError.unsupported(format, i, j, block.type, `an ${name} system message holds one string only`)
+            )
+          }
+          messages.push(toolkit.system(block.text, { detail, blockDetail: block.detail, continues }))
+          break
+        }
+        case "user": {
+          const content: Array<User> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type === "text") content.push(toolkit.text(block))
+            else if (block.type === "image") {
+              const part = toolkit.userImage(block, i, j)
+              if (Either.isLeft(part)) return Either.left(part.left)
+              content.push(part.right)
+            }
+          }
+          messages.push(toolkit.user(content, { detail, continues }))
+          break
+        }
+        case "tool": {
+          const content: Array<Tool> = []
+          for (const [block, j] of segment.blocks) {
+            if (block.type !== "tool_result") continue
+            const tool = names.get(block.tool_call_id)
+            if (tool === undefined) {
+              return Either.left(
+                new ConversionError.UnmatchedToolResult({
+                  format,
+                  path: [i, "blocks", j],
+                  messageIndex: i,
+                  blockIndex: j,
+                  toolCallId: block.tool_call_id,
+                  reason: `an ${name} tool result names its tool, taken from the tool call before it`
+                })
+              )
+            }
+            content.push(toolkit.toolResult(block, tool))
+          }
+          messages.push(toolkit.tool(content, { detail, continues }))
+          break
+        }
+        case "assistant": {
+          const content: Array<Assistant> = []
+          for (const [block, j] of segment.blocks) {
+            switch (block.type) {
+              case "text":
+                content.push(toolkit.text(block))
+                break
+              case "image": {
+                const part = toolkit.assistantImage(block, i, j)
+                if (Either.isLeft(part)) return Either.left(part.left)
+                content.push(part.right)
+                break
+              }
+              case "reasoning":
+                content.push(toolkit.reasoning(block, signatures))
+                break
+              case "tool_call":
+                names.set(block.id, block.name)
+                content.push(toolkit.toolCall(block))
+                break
+            }
+          }
+          messages.push(toolkit.assistant(content, { detail }))
+          break
+        }
+      }
+    }
+  }
+  return Either.right(toolkit.finish(messages))
 }
 
 /**

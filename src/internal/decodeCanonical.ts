@@ -10,8 +10,10 @@ import * as Block from "../Block.js"
 import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import * as Message from "../Message.js"
+import * as Decoder from "./decoder.js"
 import * as Guard from "./guard.js"
 import { issueOf } from "./parseIssue.js"
+import { isRecord } from "./plain.js"
 
 /** A block that lenient decoding left out. */
 export interface SkippedBlock {
@@ -25,63 +27,33 @@ export interface Options {
   readonly lenient: boolean
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const roleSchemas = {
-  system: Message.SystemMessage,
-  user: Message.UserMessage,
-  assistant: Message.AssistantMessage
-} as const
-
-type Decoder = (u: unknown) => Either.Either<Message.Message, ParseResult.ParseError>
-
-// the lenient reading ignores unknown keys: the schemas without their own `onExcessProperty: "error"`
-const lenientRoleSchemas = {
-  system: Guard.relax(Message.SystemMessage),
-  user: Guard.relax(Message.UserMessage),
-  assistant: Guard.relax(Message.AssistantMessage)
-} as const
-
-const decoders = (onExcessProperty: "error" | "ignore"): { readonly [R in Message.Role]: Decoder } => {
-  const schemas = onExcessProperty === "error" ? roleSchemas : lenientRoleSchemas
-  return {
-    system: Schema.decodeUnknownEither(schemas.system, { onExcessProperty }),
-    user: Schema.decodeUnknownEither(schemas.user, { onExcessProperty }),
-    assistant: Schema.decodeUnknownEither(schemas.assistant, { onExcessProperty })
-  }
-}
-
-const strictDecoders = decoders("error")
-const lenientDecoders = decoders("ignore")
-
-// -----------------------------------------------------------------------------
-// the fast path: a guard compiled from the same schemas, then one plain pass
-// -----------------------------------------------------------------------------
-
 const ConversationSchema = Schema.Array(Message.Message)
 
-/** Does the whole conversation decode strictly (every key known, every block placed)? */
-export const isStrict = Guard.compile(ConversationSchema, { onExcessProperty: "error" })
-/** Does the whole conversation decode with unexpected keys ignored (and no unknown block)? */
-export const isLenient = Guard.compile(Guard.relax(ConversationSchema), { onExcessProperty: "ignore" })
-
-const messageGuards = (onExcessProperty: "error" | "ignore"): { readonly [R in Message.Role]: Guard.Guard } => {
-  const schemas = onExcessProperty === "error" ? roleSchemas : lenientRoleSchemas
+/**
+ * What canonical decoding reads, strictly (every key known, the schemas' own `onExcessProperty:
+ * "error"`) and leniently (unexpected keys ignored: the schemas without their own option): the whole
+ * conversation, each role's message, and prompt blocks. Each is compiled on first use.
+ */
+const shapes = (onExcessProperty: "error" | "ignore") => {
+  const read = <A, I>(schema: Schema.Schema<A, I>) =>
+    Decoder.shape(onExcessProperty === "error" ? schema : Guard.relax(schema), { onExcessProperty })
   return {
-    system: Guard.compile(schemas.system, { onExcessProperty }),
-    user: Guard.compile(schemas.user, { onExcessProperty }),
-    assistant: Guard.compile(schemas.assistant, { onExcessProperty })
+    conversation: read(ConversationSchema),
+    roles: {
+      system: read(Message.SystemMessage),
+      user: read(Message.UserMessage),
+      assistant: read(Message.AssistantMessage)
+    } as { readonly [R in Message.Role]: Decoder.Shape<Message.Message> }
   }
 }
 
-const strictGuards = messageGuards("error")
-const lenientGuards = messageGuards("ignore")
+const strict = shapes("error")
+const lenient = shapes("ignore")
 
-/** Does `u` decode as prompt blocks (text and image), strictly or leniently? */
-export const isStrictPrompt = Guard.compile(Schema.Array(Block.ContentBlock), { onExcessProperty: "error" })
-/** The content-block union without its own `onExcessProperty: "error"`, for lenient reading. */
-export const LenientContentBlock = Guard.relax(Block.ContentBlock)
-export const isLenientContent = Guard.compile(LenientContentBlock, { onExcessProperty: "ignore" })
+/** Prompt blocks, strictly. */
+export const strictPrompt = Decoder.shape(Schema.Array(Block.ContentBlock), { onExcessProperty: "error" })
+/** A prompt block, leniently. */
+export const lenientContent = Decoder.shape(Guard.relax(Block.ContentBlock), { onExcessProperty: "ignore" })
 
 type Raw = { readonly [key: string]: unknown }
 
@@ -268,10 +240,11 @@ export const decodeMessage = (
   const screened = screenBlocks(role, blocks, i, options, skipped)
   if (Either.isLeft(screened)) return Either.left(screened.left)
   const input = screened.right === blocks ? raw : { ...raw, blocks: screened.right }
-  if ((options.lenient ? lenientGuards : strictGuards)[role](input)) return Either.right(message(input))
+  const shape = (options.lenient ? lenient : strict).roles[role]
+  if (shape.is(input)) return Either.right(message(input))
   let decoded: Either.Either<Message.Message, ParseResult.ParseError>
   try {
-    decoded = (options.lenient ? lenientDecoders : strictDecoders)[role](input)
+    decoded = shape.decode(input)
   } catch (e) {
     // JSON.parse builds arbitrarily deep values; a JSON value nested deeper than the stack allows (or
     // a cyclic object passed in directly) is bad input, not a crash.
@@ -281,27 +254,46 @@ export const decodeMessage = (
   return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left, [i], i)) : Either.right(decoded.right)
 }
 
-/** Decode a raw conversation (a JSON array of messages). */
-export const decodeConversation = (
-  input: unknown,
-  options: Options
-): Either.Either<
-  { readonly conversation: ReadonlyArray<Message.Message>; readonly skipped: ReadonlyArray<SkippedBlock> },
-  ConversionError.ValidationError
-> => {
-  if ((options.lenient ? isLenient : isStrict)(input)) {
-    return Either.right({ conversation: conversationOf(input as ReadonlyArray<unknown>), skipped: [] })
-  }
-  if (!Array.isArray(input)) return Either.left(malformed([], "expected an array of messages", undefined))
-  const skipped: Array<SkippedBlock> = []
-  const conversation: Array<Message.Message> = []
-  for (let i = 0; i < input.length; i++) {
-    const message = decodeMessage(input[i], i, options, skipped)
-    if (Either.isLeft(message)) return Either.left(message.left)
-    conversation.push(message.right)
-  }
-  return Either.right({ conversation, skipped })
+/** The result of decoding a conversation: the messages, and the blocks a lenient reading left out. */
+export interface Decoded {
+  readonly conversation: ReadonlyArray<Message.Message>
+  readonly skipped: ReadonlyArray<SkippedBlock>
 }
+
+/**
+ * A raw conversation (a JSON array of messages), read by the one decode sequence
+ * (internal/decoder.ts): a conversation the guard passes is converted as it is; anything else is
+ * explained message by message (block types and placement first, then each message's Schema decode).
+ */
+const conversationDecoder = (options: Options) =>
+  Decoder.make({
+    format: "canonical",
+    issue: "first",
+    depthLimit: false,
+    target: (input: unknown): Decoder.Target<ReadonlyArray<Message.Message>> => ({
+      shape: (options.lenient ? lenient : strict).conversation,
+      value: input,
+      path: []
+    }),
+    convert: (raw): Either.Either<Decoded, ConversionError.ValidationError> =>
+      Either.right({ conversation: conversationOf(raw), skipped: [] }),
+    explain: ({ value: input }): Either.Either<Decoded, ConversionError.ValidationError> => {
+      if (!Array.isArray(input)) return Either.left(malformed([], "expected an array of messages", undefined))
+      const skipped: Array<SkippedBlock> = []
+      const conversation: Array<Message.Message> = []
+      for (let i = 0; i < input.length; i++) {
+        const message = decodeMessage(input[i], i, options, skipped)
+        if (Either.isLeft(message)) return Either.left(message.left)
+        conversation.push(message.right)
+      }
+      return Either.right({ conversation, skipped })
+    }
+  })
+
+/** Decode a raw conversation strictly: unknown block types and keys are errors. */
+export const decodeStrict = conversationDecoder({ lenient: false })
+/** Decode a raw conversation leniently: unknown block types are skipped, unexpected keys ignored. */
+export const decodeLenient = conversationDecoder({ lenient: true })
 
 /** Re-check placement of messages that did not come through a decoder (for example built by a cast). */
 export const checkPlacement = (
@@ -377,8 +369,8 @@ export const encodeConversation = (conversation: ReadonlyArray<Message.Message>)
 }
 
 // a decoded value passes the strict decode guard (its defaults are present, which the wire allows)
-const isConversationValue = isStrict
-const isPromptValue = isStrictPrompt
+const isConversationValue = strict.conversation.is
+const isPromptValue = strictPrompt.is
 const schemaEncodeConversation = Schema.encodeEither(ConversationSchema)
 const schemaEncodePrompt = Schema.encodeEither(Schema.Array(Block.ContentBlock))
 

@@ -11,6 +11,7 @@
  *
  * @internal
  */
+import * as Schema from "effect/Schema"
 import * as ConversionError from "../ConversionError.js"
 import type * as Provider from "../Provider.js"
 
@@ -22,6 +23,23 @@ export interface Keys {
   readonly conversation: ReadonlyArray<string>
   readonly parameters: ReadonlyArray<string>
 }
+
+/**
+ * A request body as a format's `Input` declares it: `fields`, where the conversation is, and the
+ * API's request parameters (`parameters`), each optional and any value, which decoding accepts and
+ * ignores. So `JSONSchema.make` of it lists every key a body may hold (a key that is neither is an
+ * error of `decode`). Its `Type` is that of `fields`.
+ */
+export const schema = <Fields extends Schema.Struct.Fields>(
+  fields: Fields,
+  parameters: ReadonlyArray<string>
+): Schema.Schema<Schema.Struct.Type<Fields>, Schema.Struct.Encoded<Fields>, Schema.Struct.Context<Fields>> =>
+  Schema.Struct({
+    ...fields,
+    ...Object.fromEntries(
+      parameters.filter((key) => !Object.hasOwn(fields, key)).map((key) => [key, Schema.optional(Schema.Unknown)])
+    )
+  }) as any
 
 /** Which format keeps its conversation (or part of it) under a key. */
 const conversationKeys: ReadonlyArray<readonly [string, ReadonlyArray<Provider.Format>]> = [
@@ -41,7 +59,7 @@ const hasOwn = Object.prototype.hasOwnProperty
 const article = (word: string): string => /^[aeiou]/.test(word) ? "an" : "a"
 
 /** A checker for one format's request bodies, built once from its declared keys. */
-export const checker = (format: Provider.Format, keys: Keys) => {
+export const checker = (format: ConversionError.FormatName, keys: Keys) => {
   const known = new Set([...keys.conversation, ...keys.parameters])
   /**
    * The first own key of `body` that `format`'s request body does not have, as a `MalformedInput`

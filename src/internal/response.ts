@@ -12,17 +12,28 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ConversionError from "../ConversionError.js"
 import { TypeId } from "../ConversionError.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
 import type * as Provider from "../Provider.js"
+import type { Locator } from "./wireInput.js"
 
 type Path = ConversionError.Path
 
-export const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/** An envelope field a provider may leave out or send as `null`. */
+export const optional = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optionalWith(Schema.NullOr(schema), { exact: true })
+
+/** A token count of a usage record. */
+export const Count = optional(Schema.Number)
+
+/** Where an envelope's decode error points: no message or block index (a response is not a transcript). */
+export const envelope: Locator = { messages: ["\u0000"], blocks: [] }
+
+export { isRecord } from "./plain.js"
 
 /**
  * The same error with its path moved: the first `drop` elements of its path are replaced by

@@ -1,11 +1,7 @@
 /**
- * Reading untrusted provider JSON safely: a guard against input nested too deeply to decode, and
- * the mapping of a Schema `ParseError` to one `MalformedInput` that names the most specific place
- * the input went wrong.
- *
- * Schema decoding recurses once per level of nesting, so a value nested a few thousand levels deep
- * (which `JSON.parse` happily builds) or a cyclic one would overflow the stack. {@link tooDeep} walks
- * the input with an explicit stack first, so such input is a `MalformedInput`, not an exception.
+ * Reading untrusted provider JSON safely: the mapping of a Schema `ParseError` to one
+ * `MalformedInput` that names the most specific place the input went wrong, the wrapper that keeps
+ * a decoder from throwing, and the pieces the conversions share (JSON copies, tool arguments).
  *
  * A wire schema is full of unions (`content: string | Array<Block>`, block unions keyed on `type`),
  * and a failed union reports one issue per member it tried. The member that matched the input's
@@ -25,14 +21,15 @@ import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
 import { issueOf } from "./parseIssue.js"
+import { isPlainObject, maxDepth, tooDeep } from "./plain.js"
 
 /**
  * Where messages live in the decoded input: the path prefix of the messages array (`["messages"]`
- * for a request body, `[]` for a bare array) and the key of a message's block list (`"content"`).
+ * for a request body, `[]` for a bare array) and the keys of a message's block lists (`"content"`).
  */
 export interface Locator {
   readonly messages: ConversionError.Path
-  readonly blocks: string
+  readonly blocks: ReadonlyArray<string>
 }
 
 const startsWith = (path: ConversionError.Path, prefix: ConversionError.Path): boolean =>
@@ -46,50 +43,9 @@ export const locate = (
   if (!startsWith(path, locator.messages)) return {}
   const [messageIndex, key, blockIndex] = path.slice(locator.messages.length)
   if (typeof messageIndex !== "number") return {}
-  return key === locator.blocks && typeof blockIndex === "number" ? { messageIndex, blockIndex } : { messageIndex }
-}
-
-/** How deeply decoders let input nest: far beyond any transcript, far below the stack's limit. */
-export const maxDepth = 512
-
-/**
- * The path to the first value nested more than `limit` levels below the root (the root's elements
- * are at level 1), or `undefined`. A cyclic value is infinitely deep, so it is caught too.
- */
-export const tooDeep = (input: unknown, limit: number = maxDepth): ConversionError.Path | undefined => {
-  interface Entry {
-    readonly value: unknown
-    readonly depth: number
-    readonly key: string | number
-    readonly parent: Entry | undefined
-  }
-  const pathOf = (entry: Entry): ConversionError.Path => {
-    const path: Array<string | number> = []
-    for (let e: Entry | undefined = entry; e?.parent !== undefined; e = e.parent) path.push(e.key)
-    return path.reverse()
-  }
-  // the deepest level each object was entered at: shared objects are walked again only when deeper
-  const entered = new Map<object, number>()
-  const stack: Array<Entry> = [{ value: input, depth: 0, key: "", parent: undefined }]
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const { depth, value } = entry
-    if (typeof value !== "object" || value === null) continue
-    if (depth > limit) return pathOf(entry)
-    if ((entered.get(value) ?? -1) >= depth) continue
-    entered.set(value, depth)
-    if (Array.isArray(value)) {
-      const items: ReadonlyArray<unknown> = value
-      for (let i = items.length - 1; i >= 0; i--) {
-        stack.push({ value: items[i], depth: depth + 1, key: i, parent: entry })
-      }
-    } else {
-      const record = value as { readonly [key: string]: unknown }
-      for (const key of Object.keys(record).reverse()) {
-        stack.push({ value: record[key], depth: depth + 1, key, parent: entry })
-      }
-    }
-  }
-  return undefined
+  return typeof key === "string" && locator.blocks.includes(key) && typeof blockIndex === "number"
+    ? { messageIndex, blockIndex }
+    : { messageIndex }
 }
 
 /** The deepest issue of a parse error (the first one on a tie), as a `MalformedInput`. */
@@ -140,17 +96,6 @@ export const total = <A, E>(
 // the fast decoders' shared pieces (docs/performance.md, "What changed", decoders)
 // -----------------------------------------------------------------------------
 
-/**
- * A plain object, as `JSON.parse` builds them: its prototype is `Object.prototype` or `null`, so a
- * property read finds what the Schema decode finds. An object with another prototype (a class
- * instance, a `Date`) may inherit keys, and is left to the Schema decode.
- */
-export const isPlainObject = (u: unknown): u is { readonly [key: string]: unknown } => {
-  if (typeof u !== "object" || u === null) return false
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
-
 const hasOwnProperty = Object.prototype.hasOwnProperty
 
 /**
@@ -200,6 +145,48 @@ export const copyJsonObject = (value: unknown, depth: number): Json.JsonObject |
   }
   return copy
 }
+
+/** Where in a transcript a conversion error is: the full path, and the message and block it is in. */
+export interface Located {
+  readonly format: ConversionError.UnsupportedContent["format"]
+  readonly path: ConversionError.Path
+  readonly messageIndex: number
+  readonly blockIndex?: number | undefined
+}
+
+/** Content with no canonical form, at `at`. */
+export const unsupportedContent = (
+  at: Located,
+  contentType: string,
+  reason: string
+): Either.Either<never, ConversionError.UnsupportedContent> =>
+  Either.left(
+    new ConversionError.UnsupportedContent({
+      format: at.format,
+      path: at.path,
+      messageIndex: at.messageIndex,
+      ...(at.blockIndex === undefined ? {} : { blockIndex: at.blockIndex }),
+      contentType,
+      reason
+    })
+  )
+
+/** Tool-call arguments that are no JSON object, at `at` (block 0 when the call has no index). */
+export const invalidToolArguments = (
+  at: Located,
+  raw: string,
+  reason: string
+): Either.Either<never, ConversionError.InvalidToolArguments> =>
+  Either.left(
+    new ConversionError.InvalidToolArguments({
+      format: at.format,
+      path: at.path,
+      messageIndex: at.messageIndex,
+      blockIndex: at.blockIndex ?? 0,
+      raw,
+      reason
+    })
+  )
 
 /** How an unexpected input value is named in an error message. */
 export const describe = (u: unknown): string =>

@@ -1,6 +1,7 @@
 /**
- * The guard laws, for one wire schema: the compiled guard (src/internal/guard.ts) answers exactly
- * what the Schema decode answers, on arbitrary values of the schema (`Arbitrary.make`), on
+ * The guard laws, for one wire schema: the compiled guard (src/internal/guard.ts), built both ways
+ * (from generated source, and as closures, what runs where code generation is refused), answers
+ * exactly what the Schema decode answers, on arbitrary values of the schema (`Arbitrary.make`), on
  * mutations of them (a key dropped, a value replaced, an unknown key added, a `__proto__` key added),
  * and on the hostile values of test/Hostile.test.ts planted anywhere in them. It may only say "no"
  * where the Schema says "yes" for values it leaves to the Schema on purpose: not plain (class
@@ -12,7 +13,7 @@ import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Guard from "../../src/internal/guard.js"
-import * as Input from "../../src/internal/wireInput.js"
+import * as Plain from "../../src/internal/plain.js"
 
 type Path = ReadonlyArray<string | number>
 
@@ -181,7 +182,7 @@ const holdsNonPlain = (u: unknown, seen = new Set<unknown>()): boolean => {
 /** Nested deeper than the decoders' limit, or cyclic: the depth guard before the Schema refuses it. */
 const tooDeep = (u: unknown): boolean => {
   try {
-    return Input.tooDeep(u) !== undefined
+    return Plain.tooDeep(u) !== undefined
   } catch {
     return true
   }
@@ -208,6 +209,9 @@ const decodes = (
   }
 }
 
+/** Both ways a guard is built (src/internal/guard.ts). */
+export const backends: ReadonlyArray<Guard.Backend> = ["source", "closures"]
+
 /**
  * Register the guard laws for `schema` read with `options`. `arbitrary` is the schema to generate
  * valid values from, `Arbitrary.make(schema)` by default (a decoded value with every default
@@ -220,11 +224,12 @@ export const guardLaws = (
   arbitrary: FastCheck.Arbitrary<unknown> = Arbitrary.make(schema),
   numRuns = 200
 ): void => {
-  const guard = Guard.compile(schema, options)
+  const guards = backends.map((backend) => [backend, Guard.compile(schema, options, backend)] as const)
   const schemaSays = decodes(schema, options)
 
   it.prop(`${name}: the guard passes every value of the schema`, [arbitrary], ([value]) => {
-    assert.strictEqual(guard(value), schemaSays(value))
+    const s = schemaSays(value)
+    for (const [backend, guard] of guards) assert.strictEqual(guard(value), s, backend)
   }, { fastCheck: { numRuns } })
 
   it.prop(`${name}: the guard agrees with the Schema decode on mutated values`, [
@@ -232,8 +237,11 @@ export const guardLaws = (
     FastCheck.array(mutation, { minLength: 1, maxLength: 3 })
   ], ([value, mutations]) => {
     const mutated = mutations.reduce<unknown>((u, m) => mutate(u, m), value)
-    const [g, s] = [guard(mutated), schemaSays(mutated)]
-    assert.isTrue(agrees(g, s, mutated), `guard ${g}, schema ${s}: ${JSON.stringify(mutations)}`)
+    const s = schemaSays(mutated)
+    for (const [backend, guard] of guards) {
+      const g = guard(mutated)
+      assert.isTrue(agrees(g, s, mutated), `${backend}: guard ${g}, schema ${s}: ${JSON.stringify(mutations)}`)
+    }
   }, { fastCheck: { numRuns: numRuns * 2 } })
 
   it(`${name}: the guard refuses the hostile values, and never throws`, () => {
@@ -244,9 +252,11 @@ export const guardLaws = (
     ]
     for (const make of hostile) {
       for (const shape of shapes) {
-        const u = shape(make)
-        const g = guard(u)
-        assert.isTrue(agrees(g, schemaSays(shape(make)), u))
+        for (const [backend, guard] of guards) {
+          const u = shape(make)
+          const g = guard(u)
+          assert.isTrue(agrees(g, schemaSays(shape(make)), u), backend)
+        }
       }
     }
   })

@@ -16,21 +16,20 @@ import type {
 } from "ai"
 import * as Either from "effect/Either"
 import * as Block from "../../Block.js"
-import * as Conversation from "../../Conversation.js"
+import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
+import * as BlockError from "../blockError.js"
 import * as Bridge from "../bridge.js"
-import { isPlainObject } from "../wireInput.js"
+import { isPlainObject } from "../plain.js"
 
 const format = "ai-sdk" as const
 
-export type SignatureTarget = "anthropic" | "google" | "none"
+export type SignatureTarget = Bridge.SignatureTarget
 
-export interface EncodeOptions {
-  readonly signatures?: SignatureTarget | undefined
-}
+export interface EncodeOptions extends Bridge.EncodeOptions {}
 
 type ProviderOptions = { [provider: string]: Json.JsonObject }
 type AiProviderOptions = NonNullable<TextPart["providerOptions"]>
@@ -40,7 +39,7 @@ type ContentItem = Extract<Output, { type: "content" }>["value"][number]
 
 /** `providerOptions` with the marks, or nothing (the field is left out when it would be empty). */
 const options = (
-  marks: Parameters<typeof Bridge.marksEntry>[0],
+  marks: Bridge.MarksInput,
   extra?: ProviderOptions
 ): { providerOptions?: AiProviderOptions } => {
   const entry = Bridge.marksEntry(marks)
@@ -66,14 +65,7 @@ const signatureOptions = (block: Block.ReasoningBlock, target: SignatureTarget):
 }
 
 const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
-  new ConversionError.UnsupportedBlock({
-    format,
-    path: [messageIndex, "blocks", blockIndex],
-    messageIndex,
-    blockIndex,
-    blockType,
-    reason
-  })
+  BlockError.unsupported(format, messageIndex, blockIndex, blockType, reason)
 
 const checkImage = (
   block: Block.ImageBlock,
@@ -111,133 +103,60 @@ export const output = (blocks: ReadonlyArray<Block.ContentBlock>, isError: boole
   }
 }
 
-/** A canonical conversation as `ModelMessage[]`. */
-export const encode = (
-  conversation: Conversation.Conversation,
-  encodeOptions?: EncodeOptions
-): Either.Either<Array<ModelMessage>, ConversionError.EncodeError> => {
-  const placement = Conversation.validate(conversation)
-  if (Either.isLeft(placement)) return Either.left(placement.left)
-  const target = encodeOptions?.signatures ?? "anthropic"
-  const names: Bridge.ToolNames = new Map()
-  const messages: Array<ModelMessage> = []
-  for (let i = 0; i < conversation.length; i++) {
-    const message = conversation[i]!
-    for (const segment of Bridge.segments(message)) {
-      const detail = segment.continues ? null : message.detail
-      switch (segment.kind) {
-        case "system": {
-          const entry = segment.blocks[0]
-          if (entry === undefined) {
-            messages.push({ role: "system", content: "", ...options({ detail, empty: true }) })
-            break
-          }
-          const [block, j] = entry
-          if (block.type !== "text") {
-            return Either.left(unsupported(i, j, block.type, "an AI SDK system message holds one string only"))
-          }
-          messages.push({
-            role: "system",
-            content: block.text,
-            ...options({ detail, blockDetail: block.detail, continues: segment.continues })
-          })
-          break
-        }
-        case "user": {
-          const content: Array<TextPart | ImagePart> = []
-          for (const [block, j] of segment.blocks) {
-            if (block.type === "text") {
-              content.push({ type: "text", text: block.text, ...options({ detail: block.detail }) })
-            } else if (block.type === "image") {
-              const error = checkImage(block, i, j)
-              if (error !== undefined) return Either.left(error)
-              content.push({
-                type: "image",
-                image: block.data,
-                mediaType: block.mimeType,
-                ...options({ detail: block.detail })
-              })
-            }
-          }
-          messages.push({ role: "user", content, ...options({ detail, continues: segment.continues }) })
-          break
-        }
-        case "tool": {
-          const content: Array<ToolResultPart> = []
-          for (const [block, j] of segment.blocks) {
-            if (block.type !== "tool_result") continue
-            const name = names.get(block.tool_call_id)
-            if (name === undefined) {
-              return Either.left(
-                new ConversionError.UnmatchedToolResult({
-                  format,
-                  path: [i, "blocks", j],
-                  messageIndex: i,
-                  blockIndex: j,
-                  toolCallId: block.tool_call_id,
-                  reason: "an AI SDK tool result names its tool, taken from the tool call before it"
-                })
-              )
-            }
-            content.push({
-              type: "tool-result",
-              toolCallId: block.tool_call_id,
-              toolName: name,
-              output: output(block.blocks, block.is_error),
-              ...options({ detail: block.detail })
-            })
-          }
-          messages.push({ role: "tool", content, ...options({ detail, continues: segment.continues }) })
-          break
-        }
-        case "assistant": {
-          const content: Array<TextPart | FilePart | ReasoningPart | ToolCallPart> = []
-          for (const [block, j] of segment.blocks) {
-            switch (block.type) {
-              case "text":
-                content.push({ type: "text", text: block.text, ...options({ detail: block.detail }) })
-                break
-              case "image": {
-                const error = checkImage(block, i, j)
-                if (error !== undefined) return Either.left(error)
-                content.push({
-                  type: "file",
-                  data: block.data,
-                  mediaType: block.mimeType,
-                  ...options({ detail: block.detail })
-                })
-                break
-              }
-              case "reasoning":
-                content.push({
-                  type: "reasoning",
-                  text: block.text,
-                  ...options(
-                    { detail: block.detail, signature: block.signature },
-                    signatureOptions(block, target)
-                  )
-                })
-                break
-              case "tool_call":
-                names.set(block.id, block.name)
-                content.push({
-                  type: "tool-call",
-                  toolCallId: block.id,
-                  toolName: block.name,
-                  input: block.input,
-                  ...options({ detail: block.detail })
-                })
-                break
-            }
-          }
-          messages.push({ role: "assistant", content, ...options({ detail }) })
-          break
-        }
-      }
-    }
-  }
-  return Either.right(messages)
+/** An image part made by `make`, once the image is one the AI SDK carries; its `detail` in the marks. */
+const imagePart = <P>(make: (block: Block.ImageBlock) => P) =>
+(
+  block: Block.ImageBlock,
+  messageIndex: number,
+  blockIndex: number
+): Either.Either<P, ConversionError.UnsupportedBlock> => {
+  const error = checkImage(block, messageIndex, blockIndex)
+  return error !== undefined
+    ? Either.left(error)
+    : Either.right({ ...make(block), ...options({ detail: block.detail }) })
 }
+
+/** A canonical conversation as `ModelMessage[]`: the bridges' one fold (`Bridge.encodeWith`) into AI SDK parts. */
+export const encode: (
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+) => Either.Either<Array<ModelMessage>, ConversionError.EncodeError> = Bridge.encodeWith<
+  Array<ModelMessage>,
+  ModelMessage,
+  TextPart | ImagePart,
+  ToolResultPart,
+  TextPart | FilePart | ReasoningPart | ToolCallPart
+>({
+  format,
+  name: "AI SDK",
+  system: (content, marks) => ({ role: "system", content, ...options(marks) }),
+  user: (content, marks) => ({ role: "user", content, ...options(marks) }),
+  tool: (content, marks) => ({ role: "tool", content, ...options(marks) }),
+  assistant: (content, marks) => ({ role: "assistant", content, ...options(marks) }),
+  text: (block) => ({ type: "text", text: block.text, ...options({ detail: block.detail }) }),
+  userImage: imagePart((block) => ({ type: "image", image: block.data, mediaType: block.mimeType })),
+  assistantImage: imagePart((block) => ({ type: "file", data: block.data, mediaType: block.mimeType })),
+  reasoning: (block, signatures) => ({
+    type: "reasoning",
+    text: block.text,
+    ...options({ detail: block.detail, signature: block.signature }, signatureOptions(block, signatures))
+  }),
+  toolCall: (block) => ({
+    type: "tool-call",
+    toolCallId: block.id,
+    toolName: block.name,
+    input: block.input,
+    ...options({ detail: block.detail })
+  }),
+  toolResult: (block, name) => ({
+    type: "tool-result",
+    toolCallId: block.tool_call_id,
+    toolName: name,
+    output: output(block.blocks, block.is_error),
+    ...options({ detail: block.detail })
+  }),
+  finish: (messages) => messages
+})
 
 // -----------------------------------------------------------------------------
 // decoding

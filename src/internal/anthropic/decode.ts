@@ -1,41 +1,26 @@
 /**
  * Anthropic `{system?, messages}`, a whole request body or a bare `messages` array to a canonical
- * conversation (docs/formats/anthropic.md): the whole decoder behind `AnthropicFormat.decode`. Input
- * the compiled guard passes is converted as it is; anything else goes through the Schema decode,
- * which builds the exact error (docs/performance.md).
+ * conversation (docs/formats/anthropic.md): the decoder behind `AnthropicFormat.decode`, the one
+ * decode sequence (internal/decoder.ts) with this format's shapes and conversion.
  *
  * @internal
  */
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as Format from "../../AnthropicFormat.js"
+import type * as Format from "../../AnthropicFormat.js"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
+import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import * as RequestBody from "../requestBody.js"
+import { isRecord } from "../plain.js"
 import * as Input from "../wireInput.js"
 import * as Redacted from "./redacted.js"
+import * as Wire from "./schema.js"
 
 const format = "anthropic" as const
-
-/** How an input value is named in an error message. */
-export const describe = Input.describe
-
-// What decoding reads, compiled on first use: the public module, which declares the schemas,
-// imports this one, so they are not there yet while this module loads. The guards first
-// (src/internal/guard.ts), then the Schema decoders that build the exact error for what they reject.
-const compile = () => ({
-  isRequest: Guard.compile(Format.Request, { onExcessProperty: "ignore" }),
-  isMessageArray: Guard.compile(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
-  decodeRequest: Schema.decodeUnknownEither(Format.Request, { onExcessProperty: "ignore" }),
-  decodeMessageArray: Schema.decodeUnknownEither(Schema.Array(Format.InputMessage), { onExcessProperty: "ignore" }),
-  unknownRequestKey: RequestBody.checker(format, Format.requestKeys)
-})
-let compiled: ReturnType<typeof compile> | undefined
-const schemas = (): ReturnType<typeof compile> => compiled ??= compile()
 
 const canonicalBlocks = "text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
 
@@ -241,8 +226,8 @@ const decodeMessages = (
 const convert = (
   input: Format.Request | ReadonlyArray<Format.InputMessage>
 ): Either.Either<Conversation.Conversation, Format.DecodeError> => {
-  if (isArray(input)) return decodeMessages(input, [], [])
-  const { messages, system } = input
+  if (Array.isArray(input)) return decodeMessages(input as ReadonlyArray<Format.InputMessage>, [], [])
+  const { messages, system } = input as Format.Request
   const out: Array<Message.Message> = []
   if (typeof system === "string") out.push(Message.system(system))
   else if (system !== undefined && system !== null && system.length > 0) {
@@ -251,69 +236,40 @@ const convert = (
   return decodeMessages(messages, ["messages"], out)
 }
 
-const isArray = (u: unknown): u is ReadonlyArray<any> => Array.isArray(u)
+const request = Decoder.shape(Wire.Request, { onExcessProperty: "ignore" })
+const atRequest = { messages: ["messages"], blocks: ["content"] }
+const atList = { messages: [], blocks: ["content"] }
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+// only what is read is held to the depth limit: a request body's `tools` and the like are ignored
+const readOfRequest = (body: unknown) => {
+  const { messages, system } = body as { readonly system?: unknown; readonly messages?: unknown }
+  return { system, messages }
+}
+const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
 
-/**
- * {@link decode} without its guard: the Schema decode of the whole input, then the conversion. Every
- * malformed input is reported from here.
- *
- * @internal
- */
-export const decodeWithSchema = (
-  input: unknown
-): Either.Either<Conversation.Conversation, Format.DecodeError> => {
-  const locator: Input.Locator = { messages: Array.isArray(input) ? [] : ["messages"], blocks: "content" }
-  // only what is read is walked: a request body's `tools` and the like are ignored
-  const deep = isRecord(input)
-    ? Input.tooDeep({ system: input["system"], messages: input["messages"] })
-    : Input.tooDeep(input)
-  if (deep !== undefined) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path: deep,
-        reason: `nested more than ${Input.maxDepth} levels deep (or cyclic)`,
-        ...Input.locate(deep, locator)
-      })
-    )
-  }
-  if (Array.isArray(input)) {
-    const messages = schemas().decodeMessageArray(input)
-    return Either.isLeft(messages)
-      ? Either.left(Input.malformed(messages.left, format, locator))
-      : convert(messages.right)
-  }
-  if (!isRecord(input)) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
+/** `AnthropicFormat.decode`: a request body or a bare `messages` array. */
+export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
+  format,
+  requestKeys: Wire.requestKeys,
+  issue: "deepest",
+  depthLimit: true,
+  target: (input): Decoder.Target<Format.Request | ReadonlyArray<Format.InputMessage>> | Decoder.Result<never, never> =>
+    Array.isArray(input)
+      ? { shape: messageList, value: input, path: [], locator: atList }
+      : isRecord(input)
+      ? {
+        shape: request,
+        value: input,
         path: [],
-        reason: `expected a request body {system?, messages} or an array of messages, actual ${describe(input)}`
-      })
-    )
-  }
-  const request = schemas().decodeRequest(input)
-  return Either.isLeft(request) ? Either.left(Input.malformed(request.left, format, locator)) : convert(request.right)
-}
-
-/** `AnthropicFormat.decode`: an unknown request key (`AnthropicFormat.requestKeys`), then the guard, then the Schema decode. */
-export const decode = (
-  input: unknown,
-  _options?: Format.DecodeOptions
-): Either.Either<Conversation.Conversation, Format.DecodeError> => {
-  // input the guard passes is converted as it is; anything else is the Schema decoder's to answer,
-  // which builds the exact error (docs/performance.md)
-  return Input.total(format, () => {
-    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-      const unknown = schemas().unknownRequestKey(input as { readonly [key: string]: unknown })
-      if (unknown !== undefined) return Either.left(unknown)
-    }
-    const { isMessageArray, isRequest } = schemas()
-    return (Array.isArray(input) ? isMessageArray(input) : isRequest(input))
-      ? convert(input as Format.Request | ReadonlyArray<Format.InputMessage>)
-      : decodeWithSchema(input)
-  })
-}
+        locator: atRequest,
+        read: readOfRequest
+      }
+      : Either.left(
+        new ConversionError.MalformedInput({
+          format,
+          path: [],
+          reason: `expected a request body {system?, messages} or an array of messages, actual ${Input.describe(input)}`
+        })
+      ),
+  convert
+})

@@ -1,7 +1,7 @@
 /**
  * An Anthropic Messages answer (`Message`) to a {@link ModelResponse}.
  *
- * The envelope (`stop_reason`, `stop_details`, `usage`, `id`, `model`) is read here; the content
+ * The R.envelope (`stop_reason`, `stop_details`, `usage`, `id`, `model`) is read here; the content
  * blocks go through the Anthropic transcript decoder as one assistant message, so a block reads
  * exactly as it does in a transcript, errors included (paths moved to the response's `content`).
  * What a response has and a transcript does not: `citations` on text blocks, kept in the text
@@ -11,44 +11,45 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as AnthropicFormat from "../../AnthropicFormat.js"
 import type * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Decoder from "../decoder.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
+import * as decoder from "./decode.js"
 
 export interface ResponseOptions {
   readonly omit?: ReadonlyArray<string> | undefined
 }
 
 const format = "anthropic" as const
-const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
 
 /** `usage` of a message (the counts read; other keys ignored). */
 export const Usage = Schema.Struct({
-  input_tokens: Count,
-  output_tokens: Count,
-  cache_creation_input_tokens: Count,
-  cache_read_input_tokens: Count,
-  output_tokens_details: optional(Schema.Struct({ thinking_tokens: Count }))
+  input_tokens: R.Count,
+  output_tokens: R.Count,
+  cache_creation_input_tokens: R.Count,
+  cache_read_input_tokens: R.Count,
+  output_tokens_details: R.optional(Schema.Struct({ thinking_tokens: R.Count }))
 })
 
-/** A `Message` envelope. */
+/** A `Message` R.envelope. */
 export const Envelope = Schema.Struct({
-  id: optional(Schema.String),
-  model: optional(Schema.String),
+  id: R.optional(Schema.String),
+  model: R.optional(Schema.String),
   role: Schema.optionalWith(Schema.Literal("assistant"), { exact: true }),
   content: Schema.Array(Schema.Unknown),
-  stop_reason: optional(Schema.String),
-  stop_details: optional(Schema.Struct({ explanation: optional(Schema.String), category: optional(Schema.String) })),
-  usage: optional(Usage)
+  stop_reason: R.optional(Schema.String),
+  stop_details: R.optional(
+    Schema.Struct({ explanation: R.optional(Schema.String), category: R.optional(Schema.String) })
+  ),
+  usage: R.optional(Usage)
 })
 
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const decodeEnvelope = Decoder.shape(Envelope, { onExcessProperty: "ignore" }).decode
 
 const stopReasons: Record<string, ModelResponse.StopReason> = {
   end_turn: "stop",
@@ -90,12 +91,12 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     const decoded = decodeEnvelope(input)
-    if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+    if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
     const response = decoded.right
     const omit = new Set(options.omit ?? [])
     const kept: Array<unknown> = []
@@ -117,7 +118,7 @@ export const decodeResponse = (
       }
       positions.push(j)
     }
-    const conversation = AnthropicFormat.decode([{ role: "assistant", content: kept }])
+    const conversation = decoder.decode([{ role: "assistant", content: kept }])
     if (Either.isLeft(conversation)) {
       const error = conversation.left
       const k = "blockIndex" in error ? error.blockIndex : undefined

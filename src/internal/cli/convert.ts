@@ -13,6 +13,7 @@
 import { StringDecoder } from "node:string_decoder"
 import type * as Conversation from "../../Conversation.js"
 import type * as ConversionError from "../../ConversionError.js"
+import { isRecord } from "../plain.js"
 import { formatFlags, type Source, type Target } from "./args.js"
 
 /** What `convert` was asked to do. */
@@ -77,9 +78,6 @@ const loadWrite = async (options: Options): Promise<Write> => {
     }
   }
 }
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const responsesItems = new Set(["message", "function_call", "function_call_output", "reasoning"])
 const anthropicTypes = new Set(["tool_use", "tool_result", "thinking", "redacted_thinking"])

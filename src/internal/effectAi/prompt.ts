@@ -5,28 +5,27 @@
  */
 import * as Prompt from "@effect/ai/Prompt"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
-import * as Conversation from "../../Conversation.js"
+import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import * as Redacted from "../anthropic/redacted.js"
+import * as BlockError from "../blockError.js"
 import * as Bridge from "../bridge.js"
-import { isPlainObject } from "../wireInput.js"
+import * as Decoder from "../decoder.js"
+import { isPlainObject } from "../plain.js"
 
 const format = "effect-ai" as const
 
 /** Where a reasoning signature is written besides the `openreward` key. */
-export type SignatureTarget = "anthropic" | "google" | "none"
+export type SignatureTarget = Bridge.SignatureTarget
 
-export interface EncodeOptions {
-  readonly signatures?: SignatureTarget | undefined
-}
+export interface EncodeOptions extends Bridge.EncodeOptions {}
 
 type Options = { [provider: string]: { [key: string]: unknown } }
 
-const withMarks = (marks: Parameters<typeof Bridge.marksEntry>[0], extra?: Options): Options => {
+const withMarks = (marks: Bridge.MarksInput, extra?: Options): Options => {
   const entry = Bridge.marksEntry(marks)
   const options: Options = { ...extra }
   if (entry !== undefined) options[Bridge.optionsKey] = entry
@@ -50,28 +49,21 @@ const signatureOptions = (block: Block.ReasoningBlock, target: SignatureTarget):
   }
 }
 
-const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
-  new ConversionError.UnsupportedBlock({
-    format,
-    path: [messageIndex, "blocks", blockIndex],
-    messageIndex,
-    blockIndex,
-    blockType,
-    reason
-  })
-
 const filePart = (
   block: Block.ImageBlock,
   messageIndex: number,
   blockIndex: number
 ): Either.Either<Prompt.FilePart, ConversionError.UnsupportedBlock> => {
   if (!block.mimeType.startsWith("image/")) {
-    return Either.left(unsupported(messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType)))
+    return Either.left(
+      BlockError.unsupported(format, messageIndex, blockIndex, "image", Bridge.notImageType(block.mimeType))
+    )
   }
   const bytes = Bridge.bytesOf(block.data)
   if (bytes === undefined) {
     return Either.left(
-      unsupported(
+      BlockError.unsupported(
+        format,
         messageIndex,
         blockIndex,
         "image",
@@ -84,128 +76,50 @@ const filePart = (
   )
 }
 
-/** A canonical conversation as a `Prompt`. */
-export const encode = (
+/** A canonical conversation as a `Prompt`: the bridges' one fold (`Bridge.encodeWith`) into `@effect/ai` parts. */
+export const encode: (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Prompt.Prompt, ConversionError.EncodeError> => {
-  const placement = Conversation.validate(conversation)
-  if (Either.isLeft(placement)) return Either.left(placement.left)
-  const target = options?.signatures ?? "anthropic"
-  const names: Bridge.ToolNames = new Map()
-  const messages: Array<Prompt.Message> = []
-  for (let i = 0; i < conversation.length; i++) {
-    const message = conversation[i]!
-    for (const segment of Bridge.segments(message)) {
-      const detail = segment.continues ? null : message.detail
-      switch (segment.kind) {
-        case "system": {
-          const entry = segment.blocks[0]
-          if (entry === undefined) {
-            messages.push(Prompt.makeMessage("system", { content: "", options: withMarks({ detail, empty: true }) }))
-            break
-          }
-          const [block, j] = entry
-          if (block.type !== "text") {
-            return Either.left(unsupported(i, j, block.type, "an @effect/ai system message holds one string only"))
-          }
-          messages.push(Prompt.makeMessage("system", {
-            content: block.text,
-            options: withMarks({ detail, blockDetail: block.detail, continues: segment.continues })
-          }))
-          break
-        }
-        case "user": {
-          const content: Array<Prompt.UserMessagePart> = []
-          for (const [block, j] of segment.blocks) {
-            if (block.type === "text") {
-              content.push(Prompt.makePart("text", { text: block.text, options: withMarks({ detail: block.detail }) }))
-            } else if (block.type === "image") {
-              const part = filePart(block, i, j)
-              if (Either.isLeft(part)) return Either.left(part.left)
-              content.push(part.right)
-            }
-          }
-          messages.push(
-            Prompt.makeMessage("user", { content, options: withMarks({ detail, continues: segment.continues }) })
-          )
-          break
-        }
-        case "tool": {
-          const content: Array<Prompt.ToolResultPart> = []
-          for (const [block, j] of segment.blocks) {
-            if (block.type !== "tool_result") continue
-            const name = names.get(block.tool_call_id)
-            if (name === undefined) {
-              return Either.left(
-                new ConversionError.UnmatchedToolResult({
-                  format,
-                  path: [i, "blocks", j],
-                  messageIndex: i,
-                  blockIndex: j,
-                  toolCallId: block.tool_call_id,
-                  reason: "an @effect/ai tool result names its tool, taken from the tool call before it"
-                })
-              )
-            }
-            content.push(Prompt.makePart("tool-result", {
-              id: block.tool_call_id,
-              name,
-              isFailure: block.is_error,
-              result: Bridge.resultJson(block.blocks),
-              providerExecuted: false,
-              options: withMarks({ detail: block.detail })
-            }))
-          }
-          messages.push(
-            Prompt.makeMessage("tool", { content, options: withMarks({ detail, continues: segment.continues }) })
-          )
-          break
-        }
-        case "assistant": {
-          const content: Array<Prompt.AssistantMessagePart> = []
-          for (const [block, j] of segment.blocks) {
-            switch (block.type) {
-              case "text":
-                content.push(
-                  Prompt.makePart("text", { text: block.text, options: withMarks({ detail: block.detail }) })
-                )
-                break
-              case "image": {
-                const part = filePart(block, i, j)
-                if (Either.isLeft(part)) return Either.left(part.left)
-                content.push(part.right)
-                break
-              }
-              case "reasoning":
-                content.push(Prompt.makePart("reasoning", {
-                  text: block.text,
-                  options: withMarks(
-                    { detail: block.detail, signature: block.signature },
-                    signatureOptions(block, target)
-                  )
-                }))
-                break
-              case "tool_call":
-                names.set(block.id, block.name)
-                content.push(Prompt.makePart("tool-call", {
-                  id: block.id,
-                  name: block.name,
-                  params: block.input,
-                  providerExecuted: false,
-                  options: withMarks({ detail: block.detail })
-                }))
-                break
-            }
-          }
-          messages.push(Prompt.makeMessage("assistant", { content, options: withMarks({ detail }) }))
-          break
-        }
-      }
-    }
-  }
-  return Either.right(Prompt.fromMessages(messages))
-}
+) => Either.Either<Prompt.Prompt, ConversionError.EncodeError> = Bridge.encodeWith<
+  Prompt.Prompt,
+  Prompt.Message,
+  Prompt.UserMessagePart,
+  Prompt.ToolResultPart,
+  Prompt.AssistantMessagePart
+>({
+  format,
+  name: "@effect/ai",
+  system: (content, marks) => Prompt.makeMessage("system", { content, options: withMarks(marks) }),
+  user: (content, marks) => Prompt.makeMessage("user", { content, options: withMarks(marks) }),
+  tool: (content, marks) => Prompt.makeMessage("tool", { content, options: withMarks(marks) }),
+  assistant: (content, marks) => Prompt.makeMessage("assistant", { content, options: withMarks(marks) }),
+  text: (block) => Prompt.makePart("text", { text: block.text, options: withMarks({ detail: block.detail }) }),
+  userImage: filePart,
+  assistantImage: filePart,
+  reasoning: (block, signatures) =>
+    Prompt.makePart("reasoning", {
+      text: block.text,
+      options: withMarks({ detail: block.detail, signature: block.signature }, signatureOptions(block, signatures))
+    }),
+  toolCall: (block) =>
+    Prompt.makePart("tool-call", {
+      id: block.id,
+      name: block.name,
+      params: block.input,
+      providerExecuted: false,
+      options: withMarks({ detail: block.detail })
+    }),
+  toolResult: (block, name) =>
+    Prompt.makePart("tool-result", {
+      id: block.tool_call_id,
+      name,
+      isFailure: block.is_error,
+      result: Bridge.resultJson(block.blocks),
+      providerExecuted: false,
+      options: withMarks({ detail: block.detail })
+    }),
+  finish: Prompt.fromMessages
+})
 
 // -----------------------------------------------------------------------------
 // decoding
@@ -323,7 +237,7 @@ const providerExecuted = (path: Path, messageIndex: number, blockIndex: number, 
     reason: "canonical conversations hold only the calls the harness runs"
   })
 
-const decodePrompt = Schema.decodeUnknownEither(Prompt.Prompt)
+const decodePrompt = Decoder.shape(Prompt.Prompt, { onExcessProperty: "ignore" }).decode
 
 /** The prompt itself, or the decoded form of an encoded prompt's messages. */
 const toPrompt = (input: unknown): Either.Either<Prompt.Prompt, ConversionError.MalformedInput> => {

@@ -14,7 +14,7 @@ import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as Protocol from "../../Protocol.js"
 import * as Bridge from "../bridge.js"
-import { isPlainObject } from "../wireInput.js"
+import { isPlainObject } from "../plain.js"
 import * as internal from "./prompt.js"
 
 const format = "effect-ai" as const

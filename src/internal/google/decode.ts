@@ -8,10 +8,6 @@
  * settled (the pairing section). Errors come in that order: structure, then the system
  * instruction, then parts in document order, then pairing in document order.
  *
- * The public module declares the schemas and imports this one, so they are not initialised while
- * this module loads: everything built from them (Schema decoders, guards, the request-key check) is
- * made on first use.
- *
  * Locations: `messageIndex` and `blockIndex` are the index of the content in `contents` and of the
  * part in its `parts`; `path` is the full path from the root of the input.
  *
@@ -19,24 +15,19 @@
  */
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import type * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
-import * as Format from "../../GoogleFormat.js"
+import type * as Format from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
+import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import { issueOf } from "../parseIssue.js"
-import * as RequestBody from "../requestBody.js"
-import * as Input from "../wireInput.js"
+import { isRecord } from "../plain.js"
+import * as Wire from "./schema.js"
 
 type Path = ReadonlyArray<string | number>
 type DecodeError = Format.DecodeError
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 // -----------------------------------------------------------------------------
 // errors
@@ -49,44 +40,6 @@ interface Location {
 
 const malformed = (path: Path, reason: string, location: Location = {}): ConversionError.MalformedInput =>
   new ConversionError.MalformedInput({ format: "google", path, reason, ...location })
-
-/** The content and part a path into the input points into (`contents[c].parts[p]`), if any. */
-const locate = (path: Path): Location => {
-  const inContents = path[0] === "contents" ? path.slice(1) : path
-  const c = inContents[0]
-  const p = inContents[1] === "parts" ? inContents[2] : undefined
-  if (typeof c !== "number") return {}
-  return typeof p === "number" ? { messageIndex: c, blockIndex: p } : { messageIndex: c }
-}
-
-/** A parse error as `MalformedInput` at its most specific place. */
-const fromParseError = (error: ParseResult.ParseError): ConversionError.MalformedInput => {
-  const { message, path } = issueOf(error, "specific")
-  return malformed(path, message, locate(path))
-}
-
-/**
- * Schema decoding recurses once per level of nesting: input nested deeper than the guard allows (or
- * cyclic) is reported before it is decoded. Only what decoding reads is walked.
- */
-const nestedTooDeeply = (input: unknown): ConversionError.MalformedInput | undefined => {
-  let read: unknown = input
-  if (isRecord(input)) {
-    const config = input["config"]
-    read = {
-      contents: input["contents"],
-      system_instruction: input["system_instruction"],
-      systemInstruction: input["systemInstruction"],
-      config: isRecord(config)
-        ? { system_instruction: config["system_instruction"], systemInstruction: config["systemInstruction"] }
-        : config
-    }
-  }
-  const path = Input.tooDeep(read)
-  return path === undefined
-    ? undefined
-    : malformed(path, `nested more than ${Input.maxDepth} levels deep (or cyclic)`, locate(path))
-}
 
 // -----------------------------------------------------------------------------
 // spelling
@@ -747,18 +700,6 @@ const misplaced = (role: Message.Role, blockType: Block.BlockType, at: Path, c: 
     new ConversionError.MisplacedBlock({ format: "google", path: at, messageIndex: c, blockIndex: p, role, blockType })
   )
 
-/**
- * Made on first use: the public module, which declares the wire schemas, imports this one, so its
- * schemas are not there yet while this module loads.
- */
-const lazy = <A>(make: () => A): () => A => {
-  let value: A | undefined
-  return () => value ??= make()
-}
-
-const decodeContents = lazy(() => Schema.decodeUnknownEither(Format.InputContents))
-const decodeRequest = lazy(() => Schema.decodeUnknownEither(Format.InputRequest))
-
 interface Instruction {
   readonly field: Field<Format.InputSystemInstruction>
   readonly at: Path
@@ -793,47 +734,52 @@ const resolveSystem = (
   return Either.right({ field: nested.right, at: ["config"] })
 }
 
-// what decoding reads, compiled to guards on first use (guard.ts)
-const isRequest = lazy(() => Guard.compile(Format.InputRequest, { onExcessProperty: "ignore" }))
-const isContents = lazy(() => Guard.compile(Format.InputContents, { onExcessProperty: "ignore" }))
+const contentList = Decoder.shape(Wire.InputContents, { onExcessProperty: "ignore" })
+const request = Decoder.shape(Wire.InputRequest, { onExcessProperty: "ignore" })
+const atRequest = { messages: ["contents"], blocks: ["parts"] }
+const atList = { messages: [], blocks: ["parts"] }
+
+// only what decoding reads is held to the depth limit
+const readOfRequest = (body: unknown) => {
+  const input = body as { readonly [key: string]: unknown }
+  const config = input["config"]
+  return {
+    contents: input["contents"],
+    system_instruction: input["system_instruction"],
+    systemInstruction: input["systemInstruction"],
+    config: isRecord(config)
+      ? { system_instruction: config["system_instruction"], systemInstruction: config["systemInstruction"] }
+      : config
+  }
+}
+
+type Read = ReadonlyArray<Format.InputContent> | Format.InputRequest
 
 /**
- * Decode a Gemini transcript: a request body or a bare `contents` array. Input the guards pass is
- * converted as it is; anything else goes through the Schema path below, which reports the error.
+ * Decode a Gemini transcript: a request body or a bare `contents` array, read by the one decode
+ * sequence (internal/decoder.ts).
  */
-export const decode = (
-  input: unknown,
-  _options?: Format.DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> =>
-  Input.total("google", () => {
+export const decode: Decoder.Decode<Format.DecodeOptions, DecodeError> = Decoder.make({
+  format: "google",
+  requestKeys: Wire.requestKeys,
+  issue: "specific",
+  depthLimit: true,
+  target: (input): Decoder.Target<Read> | Decoder.Result<never, never> => {
     if (Array.isArray(input)) {
-      return isContents()(input) ? convert(input as Format.InputContents, undefined) : decodeWithSchema(input)
+      return { shape: contentList, value: input, path: [], locator: atList }
     }
-    if (typeof input === "object" && input !== null) {
-      const unknown = unknownRequestKey()(input as { readonly [key: string]: unknown })
-      if (unknown !== undefined) return Either.left(unknown)
+    if (!isRecord(input)) {
+      return Either.left(
+        malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
+      )
     }
-    return isRequest()(input) ? convert(undefined, input as Format.InputRequest) : decodeWithSchema(input)
-  })
-
-const unknownRequestKey = lazy(() => RequestBody.checker("google", Format.requestKeys))
-
-/** Decode through the wire schemas: where errors are found (and odd values the guards leave to it). */
-const decodeWithSchema = (input: unknown): Either.Either<Conversation.Conversation, DecodeError> => {
-  const deep = nestedTooDeeply(input)
-  if (deep !== undefined) return Either.left(deep)
-  if (Array.isArray(input)) {
-    const decoded = decodeContents()(input)
-    return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(decoded.right, undefined)
-  }
-  if (isRecord(input)) {
-    const decoded = decodeRequest()(input)
-    return Either.isLeft(decoded) ? Either.left(fromParseError(decoded.left)) : convert(undefined, decoded.right)
-  }
-  return Either.left(
-    malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
-  )
-}
+    return { shape: request, value: input, path: [], locator: atRequest, read: readOfRequest }
+  },
+  convert: (value) =>
+    Array.isArray(value)
+      ? convert(value as ReadonlyArray<Format.InputContent>, undefined)
+      : convert(undefined, value as Format.InputRequest)
+})
 
 /** The conversion of a bare `contents` array or a request body that decodes. */
 const convert = (

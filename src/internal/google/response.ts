@@ -1,7 +1,7 @@
 /**
  * A Gemini answer (`GenerateContentResponse`, or one of its `candidates`) to a {@link ModelResponse}.
  *
- * The envelope (candidates, `finishReason`, `promptFeedback`, `usageMetadata`, `responseId`,
+ * The R.envelope (candidates, `finishReason`, `promptFeedback`, `usageMetadata`, `responseId`,
  * `modelVersion`) is read here; the candidate's `content.parts` go through the Gemini transcript
  * decoder as one model turn, so a part reads exactly as it does in a transcript (thought
  * signatures included), errors included (paths moved to the candidate). Function calls without an
@@ -13,12 +13,14 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
-import * as GoogleFormat from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Decoder from "../decoder.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
+import * as decoder from "./decode.js"
 
 export interface ResponseOptions {
   readonly candidate?: number | undefined
@@ -26,43 +28,40 @@ export interface ResponseOptions {
 }
 
 const format = "google" as const
-const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
 
 /** `usageMetadata` (the counts read; other keys ignored). */
 export const Usage = Schema.Struct({
-  promptTokenCount: Count,
-  candidatesTokenCount: Count,
-  thoughtsTokenCount: Count,
-  totalTokenCount: Count,
-  cachedContentTokenCount: Count
+  promptTokenCount: R.Count,
+  candidatesTokenCount: R.Count,
+  thoughtsTokenCount: R.Count,
+  totalTokenCount: R.Count,
+  cachedContentTokenCount: R.Count
 })
 
 /** One of the `candidates`. */
 export const Candidate = Schema.Struct({
-  index: optional(Schema.Number),
-  content: optional(Schema.Struct({ parts: optional(Schema.Array(Schema.Unknown)) })),
-  finishReason: optional(Schema.String),
-  finishMessage: optional(Schema.String),
+  index: R.optional(Schema.Number),
+  content: R.optional(Schema.Struct({ parts: R.optional(Schema.Array(Schema.Unknown)) })),
+  finishReason: R.optional(Schema.String),
+  finishMessage: R.optional(Schema.String),
   citationMetadata: Schema.optionalWith(Schema.Unknown, { exact: true }),
   groundingMetadata: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
-/** A `GenerateContentResponse` envelope. */
+/** A `GenerateContentResponse` R.envelope. */
 export const Envelope = Schema.Struct({
-  candidates: optional(Schema.Array(Candidate)),
-  promptFeedback: optional(Schema.Struct({
-    blockReason: optional(Schema.String),
-    blockReasonMessage: optional(Schema.String)
+  candidates: R.optional(Schema.Array(Candidate)),
+  promptFeedback: R.optional(Schema.Struct({
+    blockReason: R.optional(Schema.String),
+    blockReasonMessage: R.optional(Schema.String)
   })),
-  usageMetadata: optional(Usage),
-  modelVersion: optional(Schema.String),
-  responseId: optional(Schema.String)
+  usageMetadata: R.optional(Usage),
+  modelVersion: R.optional(Schema.String),
+  responseId: R.optional(Schema.String)
 })
 
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { onExcessProperty: "ignore" })
-const decodeCandidate = Schema.decodeUnknownEither(Candidate, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const decodeEnvelope = Decoder.shape(Envelope, { onExcessProperty: "ignore" }).decode
+const decodeCandidate = Decoder.shape(Candidate, { onExcessProperty: "ignore" }).decode
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   STOP: "stop",
@@ -115,9 +114,9 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     let candidate: typeof Candidate.Type
     let prefix: ConversionError.Path
@@ -125,7 +124,7 @@ export const decodeResponse = (
     const isCandidate = !("candidates" in input) && ("content" in input || "finishReason" in input)
     if (isCandidate) {
       const decoded = decodeCandidate(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       candidate = decoded.right
       prefix = []
       const index = candidate.index ?? undefined
@@ -140,7 +139,7 @@ export const decodeResponse = (
       }
     } else {
       const decoded = decodeEnvelope(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       response = decoded.right
       const candidates = response.candidates ?? []
       const blockReason = response.promptFeedback?.blockReason ?? undefined
@@ -168,7 +167,7 @@ export const decodeResponse = (
       prefix = ["candidates", picked.right.position]
     }
     const parts = candidate.content?.parts ?? []
-    const decoded = GoogleFormat.decode({ contents: [{ role: "model", parts }] })
+    const decoded = decoder.decode({ contents: [{ role: "model", parts }] })
     if (Either.isLeft(decoded)) {
       return Either.left(R.rebase(decoded.left, 3, [...prefix, "content", "parts"]))
     }

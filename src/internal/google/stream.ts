@@ -17,8 +17,8 @@ import * as Either from "effect/Either"
 import type * as Stream from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
-import * as Input from "../wireInput.js"
 import { decodeResponse, type ResponseOptions } from "./response.js"
 
 const format = "google" as const
@@ -55,7 +55,7 @@ const appendPart = (parts: Array<Json>, part: Json): void => {
 }
 
 const toJson = (value: unknown): unknown => {
-  if (Input.tooDeep(value) !== undefined) return undefined
+  if (Plain.tooDeep(value) !== undefined) return undefined
   const text = JSON.stringify(value)
   return text === undefined ? undefined : JSON.parse(text)
 }

@@ -7,28 +7,25 @@
  * A list the guard (compiled from `OpenAiFormat.InputMessage`) passes is converted in one plain
  * pass; anything else goes through the Schema decode, which builds the exact `MalformedInput`.
  *
- * The schemas live in `OpenAiFormat`, which imports this module: they are read only inside
- * functions, and the guard and the Schema decoder are built on first use.
- *
  * @internal
  */
 import type * as Brand from "effect/Brand"
 import * as Either from "effect/Either"
 import { absurd } from "effect/Function"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
-import * as OpenAi from "../../OpenAiFormat.js"
+import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
+import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import { lazy } from "../lazy.js"
-import { issueOf } from "../parseIssue.js"
-import * as RequestBody from "../requestBody.js"
+import * as OpenRouter from "../openrouter/schema.js"
+import { isRecord } from "../plain.js"
+import type * as RequestBody from "../requestBody.js"
 import * as Input from "../wireInput.js"
-import { maxDepth, tooDeep, total } from "../wireInput.js"
+import * as Wire from "./schema.js"
 
 /** The formats that speak Chat Completions. */
 export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
@@ -36,9 +33,6 @@ export type Format = typeof OpenAi.name | typeof OpenRouterFormat.name
 type DecodeOptions = OpenAi.DecodeOptions
 
 type DecodeError = OpenAi.DecodeError
-
-/** How an unexpected value is named in an error message (the schemas' messages use it too). */
-export const describe = Input.describe
 
 // An entry of a type decoding does not convert (`OpenAiFormat.knownTypes`), read only to report it.
 type Other = { readonly type: string & Brand.Brand<"OtherType"> }
@@ -48,50 +42,11 @@ const isOther = <A extends { readonly type?: string | undefined }>(
   known: ReadonlySet<string>
 ): value is Other => value.type !== undefined && !known.has(value.type)
 
-const known = lazy(() => ({
-  part: new Set<string>(OpenAi.knownTypes.part),
-  assistantPart: new Set<string>(OpenAi.knownTypes.assistantPart),
-  toolCall: new Set<string>(OpenAi.knownTypes.toolCall),
-  reasoningDetail: new Set<string>(OpenAi.knownTypes.reasoningDetail)
-}))
-
-const decodeMessages = lazy(() =>
-  Schema.decodeUnknownEither(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" })
-)
-const isMessageList = lazy(() => Guard.compile(Schema.Array(OpenAi.InputMessage), { onExcessProperty: "ignore" }))
-
-const blockKeys: ReadonlySet<string | number> = new Set(["content", "tool_calls", "reasoning_details"])
-
-/** A `MalformedInput` at `path`, which starts with `prefix` (where the message list sits). */
-const malformedAt = (
-  format: Format,
-  path: ConversionError.Path,
-  prefix: ConversionError.Path,
-  reason: string
-): ConversionError.MalformedInput => {
-  const [messageIndex, key, blockIndex] = path.slice(prefix.length)
-  return new ConversionError.MalformedInput({
-    format,
-    path,
-    reason,
-    ...(typeof messageIndex === "number" ? { messageIndex } : {}),
-    ...(typeof messageIndex === "number" && key !== undefined && blockKeys.has(key) && typeof blockIndex === "number"
-      ? { blockIndex }
-      : {})
-  })
-}
-
-/**
- * The deepest issue of a parse error (the first one on a tie) as a `MalformedInput`: a failed
- * union reports every member it tried, and the member matching the input's shape fails deepest.
- */
-const malformed = (
-  format: Format,
-  error: ParseResult.ParseError,
-  prefix: ConversionError.Path
-): ConversionError.MalformedInput => {
-  const { message, path } = issueOf(error, "deepest")
-  return malformedAt(format, [...prefix, ...path], prefix, message)
+const known = {
+  part: new Set<string>(Wire.knownTypes.part),
+  assistantPart: new Set<string>(Wire.knownTypes.assistantPart),
+  toolCall: new Set<string>(Wire.knownTypes.toolCall),
+  reasoningDetail: new Set<string>(Wire.knownTypes.reasoningDetail)
 }
 
 /**
@@ -127,21 +82,15 @@ const pathOf = (where: Where): ConversionError.Path => {
   return path as unknown as ConversionError.Path
 }
 
-const unsupported = (
-  where: Where,
-  contentType: string,
-  reason: string
-): Either.Either<never, ConversionError.UnsupportedContent> =>
-  Either.left(
-    new ConversionError.UnsupportedContent({
-      format: where.format,
-      path: pathOf(where),
-      messageIndex: where.messageIndex,
-      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
-      contentType,
-      reason
-    })
-  )
+const located = (where: Where): Input.Located => ({
+  format: where.format,
+  path: pathOf(where),
+  messageIndex: where.messageIndex,
+  blockIndex: where.blockIndex
+})
+
+const unsupported = (where: Where, contentType: string, reason: string) =>
+  Input.unsupportedContent(located(where), contentType, reason)
 
 // `data:<mime>;base64,<data>`; the media type is everything up to the first `;base64,`.
 const base64DataUrl = /^data:(.*?);base64,/is
@@ -170,41 +119,33 @@ const decodeImage = (
 const otherPart = (part: Other, where: Where, k: number) =>
   unsupported(at(where, "content", k), part.type, "a canonical message holds text and images (base64 data URLs) only")
 
-// A part is read with its message's `where` and its index `k` in the content: its own path is made
-// only for an error.
-const decodePart = (
-  part: OpenAi.InputPart,
+/**
+ * A content part's decoder, for the part types `known` lists (an assistant's include refusals). A
+ * part is read with its message's `where` and its index `k` in the content: its own path is made only
+ * for an error.
+ */
+const partDecoder = <P extends OpenAi.InputAssistantPart>(known: ReadonlySet<string>) =>
+(
+  part: P,
   where: Where,
   k: number
 ): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().part)) return otherPart(part, where, k)
-  switch (part.type) {
+  const read = part as OpenAi.InputAssistantPart
+  if (isOther(read, known)) return otherPart(read, where, k)
+  switch (read.type) {
     case "text":
-      return Either.right(Block.text(part.text))
+      return Either.right(Block.text(read.text))
     case "image_url":
-      return decodeImage(part.image_url.url, where, k)
+      return decodeImage(read.image_url.url, where, k)
+    case "refusal":
+      return Either.right(Block.text(read.refusal))
     default:
-      return absurd(part)
+      return absurd(read)
   }
 }
 
-const decodeAssistantPart = (
-  part: OpenAi.InputAssistantPart,
-  where: Where,
-  k: number
-): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
-  if (isOther(part, known().assistantPart)) return otherPart(part, where, k)
-  switch (part.type) {
-    case "text":
-      return Either.right(Block.text(part.text))
-    case "image_url":
-      return decodeImage(part.image_url.url, where, k)
-    case "refusal":
-      return Either.right(Block.text(part.refusal))
-    default:
-      return absurd(part)
-  }
-}
+const decodePart = partDecoder<OpenAi.InputPart>(known.part)
+const decodeAssistantPart = partDecoder<OpenAi.InputAssistantPart>(known.assistantPart)
 
 const decodeContent = <P>(
   content: string | ReadonlyArray<P>,
@@ -223,16 +164,7 @@ const decodeContent = <P>(
 }
 
 const invalidArguments = (where: Where, raw: string, reason: string) =>
-  Either.left(
-    new ConversionError.InvalidToolArguments({
-      format: where.format,
-      path: pathOf(where),
-      messageIndex: where.messageIndex,
-      blockIndex: where.blockIndex ?? 0,
-      raw,
-      reason
-    })
-  )
+  Input.invalidToolArguments(located(where), raw, reason)
 
 // A tool call is read with its message's `where` and its index `k` in `tool_calls`: its own path
 // is made only for an error.
@@ -241,7 +173,7 @@ const decodeToolCall = (
   where: Where,
   k: number
 ): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
-  if (isOther(call, known().toolCall)) {
+  if (isOther(call, known.toolCall)) {
     return unsupported(
       at(at(where, "tool_calls", k), "type"),
       `${call.type} tool call`,
@@ -274,7 +206,7 @@ const decodeReasoning = (
   const details = message.reasoning_details ?? []
   for (let k = 0; k < details.length; k++) {
     const detail = details[k]!
-    if (isOther(detail, known().reasoningDetail)) {
+    if (isOther(detail, known.reasoningDetail)) {
       return unsupported(
         at(where, "reasoning_details", k),
         detail.type,
@@ -406,111 +338,53 @@ const toConversation = (
   return Either.right(out)
 }
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessProperty: "ignore" })
+
+// a message's block lists, which a `blockIndex` indexes
+const blocks = ["content", "tool_calls", "reasoning_details"]
+const atList = { messages: [], blocks }
+const atRequest = { messages: ["messages"], blocks }
 
 /**
- * The Schema decode of the whole message list (at `input`, or at its `messages`), then the
- * conversion: what `decode` does when the guard fails, so every `MalformedInput` comes from here.
+ * The decoder of one of the formats: a message list, or a request body holding one whose keys must
+ * be in `keys` (the format's `requestKeys`; any other is a `MalformedInput`), read by the one decode
+ * sequence (internal/decoder.ts).
  */
-const decodeWithSchema = (
-  format: Format,
-  input: unknown,
-  options: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  const [messages, prefix]: readonly [unknown, ConversionError.Path] = Array.isArray(input)
-    ? [input, []]
-    : isRecord(input) && "messages" in input
-    ? [input["messages"], ["messages"]]
-    : [undefined, []]
-  if (prefix.length === 0 && !Array.isArray(messages)) {
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path: [],
-        reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
-          isRecord(input) ? "an object without messages" : describe(input)
-        }`
-      })
-    )
-  }
-  // Decoding recurses once per level of nesting: input nested deeper than any transcript (or cyclic)
-  // is reported before it can overflow the stack. Every value under the message list is walked,
-  // whether decoding reads it or not.
-  const deep = tooDeep(messages)
-  if (deep !== undefined) {
-    return Either.left(
-      malformedAt(format, [...prefix, ...deep], prefix, `nested more than ${maxDepth} levels deep (or cyclic)`)
-    )
-  }
-  const decoded = decodeMessages()(messages)
-  return Either.isLeft(decoded)
-    ? Either.left(malformed(format, decoded.left, prefix))
-    : toConversation(format, decoded.right, prefix, options)
-}
-
-/** A message list, or a request body holding one (its keys already checked), to canonical messages. */
-const decodeBody = (
-  format: Format,
-  input: unknown,
-  options: DecodeOptions
-): Either.Either<Conversation.Conversation, DecodeError> => {
-  const messages = Array.isArray(input)
-    ? input
-    : isRecord(input) && "messages" in input
-    ? input["messages"]
-    : undefined
-  // a list the guard passes is converted as it is; anything else, errors included, is the Schema
-  // decode's to answer (guard.ts)
-  if (Array.isArray(messages) && isMessageList()(messages)) {
-    return toConversation(
-      format,
-      messages as ReadonlyArray<OpenAi.InputMessage>,
-      Array.isArray(input) ? [] : ["messages"],
-      options
-    )
-  }
-  return decodeWithSchema(format, input, options)
-}
-
-type Checker = ReturnType<typeof RequestBody.checker>
-
-// one checker per format's `requestKeys`, built on first use
-const checkers = new WeakMap<RequestBody.Keys, Checker>()
-
-const checkerOf = (format: Format, keys: RequestBody.Keys): Checker => {
-  let checker = checkers.get(keys)
-  if (checker === undefined) {
-    checker = RequestBody.checker(format, keys)
-    checkers.set(keys, checker)
-  }
-  return checker
-}
-
-/**
- * A Chat Completions message list, or a request body holding one, to canonical messages. A body's
- * keys must be in `keys` (the format's `requestKeys`): any other is a `MalformedInput`.
- */
-export const decode = (
-  format: Format,
-  keys: RequestBody.Keys,
-  input: unknown,
-  options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, DecodeError> =>
-  total(format, () => {
-    if (isRecord(input)) {
-      const unknown = checkerOf(format, keys)(input)
-      if (unknown !== undefined) return Either.left(unknown)
-    }
-    return decodeBody(format, input, options)
+const decoderOf = (format: Format, keys: RequestBody.Keys) =>
+  Decoder.make({
+    format,
+    requestKeys: keys,
+    issue: "deepest",
+    depthLimit: true,
+    target: (
+      input: unknown,
+      _options: DecodeOptions | undefined
+    ): Decoder.Target<ReadonlyArray<OpenAi.InputMessage>> | Decoder.Result<never, never> =>
+      Array.isArray(input)
+        ? { shape: messageList, value: input, path: atList.messages, locator: atList }
+        : isRecord(input) && "messages" in input
+        ? { shape: messageList, value: input["messages"], path: atRequest.messages, locator: atRequest }
+        : Either.left(
+          new ConversionError.MalformedInput({
+            format,
+            path: [],
+            reason: `expected an array of chat messages or a request body {messages: [...]}, actual ${
+              isRecord(input) ? "an object without messages" : Input.describe(input)
+            }`
+          })
+        ),
+    convert: (messages, target, options): Either.Either<Conversation.Conversation, DecodeError> =>
+      toConversation(format, messages, target.path, options ?? {})
   })
 
-/**
- * A message list to canonical messages, as {@link decode} reads it (for `response.ts`, which reads a
- * completion's message as a one-message list).
- */
-export const decodeMessageList = (
+const decoders = {
+  openai: decoderOf("openai", Wire.requestKeys),
+  openrouter: decoderOf("openrouter", OpenRouter.requestKeys)
+}
+
+/** A Chat Completions message list, or a request body holding one, to canonical messages. */
+export const decode = (
   format: Format,
-  messages: ReadonlyArray<unknown>,
-  options: DecodeOptions = {}
-): Either.Either<Conversation.Conversation, DecodeError> => total(format, () => decodeBody(format, messages, options))
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, DecodeError> => decoders[format](input, options)

@@ -24,6 +24,7 @@ import type * as Message from "../../Message.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
 import { withArticle } from "../article.js"
+import * as BlockError from "../blockError.js"
 import { dumps } from "../pythonJson.js"
 import type { Format } from "./decode.js"
 
@@ -291,14 +292,13 @@ const noEncoding = (
 ): ConversionError.UnsupportedBlock => {
   const message = conversation[messageIndex]!
   const blockType = message.blocks[blockIndex]!.type
-  return new ConversionError.UnsupportedBlock({
+  return BlockError.unsupported(
     format,
-    path: [messageIndex, "blocks", blockIndex],
     messageIndex,
     blockIndex,
     blockType,
-    reason: `the ${format} format has no encoding for ${withArticle(JSON.stringify(blockType))} block in ${
+    `the ${format} format has no encoding for ${withArticle(JSON.stringify(blockType))} block in ${
       withArticle(JSON.stringify(message.role))
     } message`
-  })
+  )
 }

@@ -1,7 +1,7 @@
 /**
  * A Chat Completions answer (`chat.completion`, or one of its `choices`) to a {@link ModelResponse}.
  *
- * The envelope (choices, `finish_reason`, `usage`, `id`, `model`) is read here; the choice's
+ * The R.envelope (choices, `finish_reason`, `usage`, `id`, `model`) is read here; the choice's
  * `message` goes through the chat transcript decoder as a one-message transcript, so its content,
  * refusal, reasoning fields and tool calls read exactly as they do in a transcript, errors
  * included (their paths moved to where the response holds the message).
@@ -15,20 +15,20 @@ import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
+import * as Decoder from "../decoder.js"
+import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
-import { decodeMessageList, type Format } from "./decode.js"
-
-const Count = Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
+import { decode, type Format } from "./decode.js"
 
 /** `usage` of a completion (the counts read; other keys ignored). */
 export const Usage = Schema.Struct({
-  prompt_tokens: Count,
-  completion_tokens: Count,
-  total_tokens: Count,
-  prompt_tokens_details: Schema.optionalWith(Schema.NullOr(Schema.Struct({ cached_tokens: Count })), { exact: true }),
+  prompt_tokens: R.Count,
+  completion_tokens: R.Count,
+  total_tokens: R.Count,
+  prompt_tokens_details: Schema.optionalWith(Schema.NullOr(Schema.Struct({ cached_tokens: R.Count })), { exact: true }),
   completion_tokens_details: Schema.optionalWith(
-    Schema.NullOr(Schema.Struct({ reasoning_tokens: Count })),
+    Schema.NullOr(Schema.Struct({ reasoning_tokens: R.Count })),
     { exact: true }
   )
 })
@@ -42,7 +42,7 @@ export const Choice = Schema.Struct({
   error: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
-/** A `chat.completion` envelope. */
+/** A `chat.completion` R.envelope. */
 export const Completion = Schema.Struct({
   id: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   model: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
@@ -50,11 +50,8 @@ export const Completion = Schema.Struct({
   usage: Schema.optionalWith(Schema.NullOr(Usage), { exact: true })
 })
 
-const decodeCompletion = Schema.decodeUnknownEither(Completion, { onExcessProperty: "ignore" })
-const decodeChoice = Schema.decodeUnknownEither(Choice, { onExcessProperty: "ignore" })
-
-// no message or block index for envelope errors: a response is not a transcript
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const decodeCompletion = Decoder.shape(Completion, { onExcessProperty: "ignore" }).decode
+const decodeChoice = Decoder.shape(Choice, { onExcessProperty: "ignore" }).decode
 
 const finishReasons: Record<string, ModelResponse.StopReason> = {
   stop: "stop",
@@ -92,7 +89,7 @@ const decodeMessage = (
     )
   }
   // an empty content string is no text (a streamed answer starts with one; its whole form has null)
-  const decoded = decodeMessageList(
+  const decoded = decode(
     format,
     [message["content"] === "" ? { ...message, content: null } : message],
     options
@@ -130,16 +127,16 @@ export const decodeResponse = (
         )
       )
     }
-    const deep = Input.tooDeep(input)
+    const deep = Plain.tooDeep(input)
     if (deep !== undefined) {
-      return Either.left(R.malformedAt(format, deep, `nested more than ${Input.maxDepth} levels deep (or cyclic)`))
+      return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     let choice: typeof Choice.Type
     let prefix: ConversionError.Path
     let completion: typeof Completion.Type | undefined
     if ("choices" in input) {
       const decoded = decodeCompletion(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       completion = decoded.right
       const picked = R.pick(
         format,
@@ -154,7 +151,7 @@ export const decodeResponse = (
       prefix = ["choices", picked.right.position, "message"]
     } else {
       const decoded = decodeChoice(input)
-      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, envelope))
+      if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       choice = decoded.right
       prefix = ["message"]
       if (options.choice !== undefined && choice.index !== undefined && choice.index !== options.choice) {

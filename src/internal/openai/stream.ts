@@ -18,45 +18,43 @@ import type * as Stream from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
+import * as Decoder from "../decoder.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import type { Format } from "./decode.js"
 import { decodeResponse } from "./response.js"
 
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
-
 const ToolCallDelta = Schema.Struct({
   index: Schema.Number,
-  id: optional(Schema.String),
-  type: optional(Schema.String),
-  function: optional(Schema.Struct({ name: optional(Schema.String), arguments: optional(Schema.String) }))
+  id: R.optional(Schema.String),
+  type: R.optional(Schema.String),
+  function: R.optional(Schema.Struct({ name: R.optional(Schema.String), arguments: R.optional(Schema.String) }))
 })
 
 const Delta = Schema.Struct({
-  content: optional(Schema.String),
-  refusal: optional(Schema.String),
-  reasoning_content: optional(Schema.String),
-  reasoning: optional(Schema.String),
-  reasoning_details: optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
-  tool_calls: optional(Schema.Array(ToolCallDelta)),
+  content: R.optional(Schema.String),
+  refusal: R.optional(Schema.String),
+  reasoning_content: R.optional(Schema.String),
+  reasoning: R.optional(Schema.String),
+  reasoning_details: R.optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  tool_calls: R.optional(Schema.Array(ToolCallDelta)),
   function_call: Schema.optionalWith(Schema.Unknown, { exact: true }),
   audio: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
 const Chunk = Schema.Struct({
-  id: optional(Schema.String),
-  model: optional(Schema.String),
-  choices: optional(Schema.Array(Schema.Struct({
+  id: R.optional(Schema.String),
+  model: R.optional(Schema.String),
+  choices: R.optional(Schema.Array(Schema.Struct({
     index: Schema.Number,
-    delta: optional(Delta),
-    finish_reason: optional(Schema.String),
+    delta: R.optional(Delta),
+    finish_reason: R.optional(Schema.String),
     error: Schema.optionalWith(Schema.Unknown, { exact: true })
   }))),
   usage: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
 
-const decodeChunk = Schema.decodeUnknownEither(Chunk, { onExcessProperty: "ignore" })
-const envelope: Input.Locator = { messages: ["\u0000"], blocks: "" }
+const decodeChunk = Decoder.shape(Chunk, { onExcessProperty: "ignore" }).decode
 
 interface ToolCallState {
   id: string | undefined
@@ -110,7 +108,7 @@ const mergeDetail = (details: Array<Record<string, unknown>>, piece: Record<stri
 const step = (state: State, event: unknown, index: number): ConversionError.ResponseError | undefined => {
   state.events++
   const decoded = decodeChunk(event)
-  if (Either.isLeft(decoded)) return R.rebase(Input.malformed(decoded.left, state.format, envelope), 0, [index])
+  if (Either.isLeft(decoded)) return R.rebase(Input.malformed(decoded.left, state.format, R.envelope), 0, [index])
   const chunk = decoded.right
   state.id ??= chunk.id ?? undefined
   state.model ??= chunk.model ?? undefined

@@ -14,11 +14,11 @@ import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
-import * as Format from "../../OpenAiResponsesFormat.js"
-import * as Guard from "../guard.js"
-import { lazy } from "../lazy.js"
-import * as RequestBody from "../requestBody.js"
-import { malformed, maxDepth, parseToolArguments, tooDeep, total } from "../wireInput.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
+import * as Decoder from "../decoder.js"
+import { isRecord } from "../plain.js"
+import { invalidToolArguments, parseToolArguments, unsupportedContent } from "../wireInput.js"
+import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
 
@@ -34,33 +34,11 @@ const at = (where: Where, key: string | number, blockIndex?: number): Where =>
     ? { ...where, path: [...where.path, key] }
     : { ...where, path: [...where.path, key, blockIndex], blockIndex }
 
-export const unsupported = (
-  where: Where,
-  contentType: string,
-  reason: string
-): Either.Either<never, ConversionError.UnsupportedContent> =>
-  Either.left(
-    new ConversionError.UnsupportedContent({
-      format,
-      path: where.path,
-      messageIndex: where.messageIndex,
-      ...(where.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
-      contentType,
-      reason
-    })
-  )
+export const unsupported = (where: Where, contentType: string, reason: string) =>
+  unsupportedContent({ format, ...where }, contentType, reason)
 
 const invalidArguments = (where: Where, raw: string, reason: string) =>
-  Either.left(
-    new ConversionError.InvalidToolArguments({
-      format,
-      path: where.path,
-      messageIndex: where.messageIndex,
-      blockIndex: where.blockIndex ?? 0,
-      raw,
-      reason
-    })
-  )
+  invalidToolArguments({ format, ...where }, raw, reason)
 
 /** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
 export const parseArguments = (
@@ -75,7 +53,7 @@ export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
   if (meta.id !== undefined) out["id"] = meta.id
   if (meta.phase !== undefined) out["phase"] = meta.phase
   if (meta.part !== undefined) out["part"] = meta.part
-  return Object.keys(out).length === 0 ? null : { [Format.detailKey]: out }
+  return Object.keys(out).length === 0 ? null : { [Wire.detailKey]: out }
 }
 
 type Other = { readonly type: string & Brand.Brand<"ResponsesOtherType"> }
@@ -263,79 +241,30 @@ const toConversation = (
   return Either.right(out)
 }
 
-// Made on first use: the public module, which declares the item schemas, imports this one, so its
-// schemas are not there yet while this module loads.
-const decodeItems = lazy(() =>
-  Schema.decodeUnknownEither(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" })
-)
-const isItemList = lazy(() => Guard.compile(Schema.Array(Format.InputItem), { onExcessProperty: "ignore" }))
+const itemList = Decoder.shape(Schema.Array(Wire.InputItem), { onExcessProperty: "ignore" })
 
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/** Where the item list is, and the messages its request body puts before it (`instructions`). */
+interface Target extends Decoder.Target<ReadonlyArray<Format.InputItem>> {
+  readonly leading: ReadonlyArray<Message.Message>
+}
+
+const atList = { messages: [], blocks: ["content"] }
+const atRequest = { messages: ["input"], blocks: ["content"] }
 
 const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : isRecord(u) ? "an object without input" : typeof u
 
 /**
- * An item list at `prefix` of the input, with `leading` messages before it. A list the guard passes
- * is converted as it is; anything else, errors included, is the Schema decode's to answer
- * (guard.ts).
+ * `OpenAiResponsesFormat.decode`: an item list, or a request body with `input` (a string or items)
+ * and `instructions`, read by the one decode sequence (internal/decoder.ts).
  */
-export const decodeItemList = (
-  list: unknown,
-  prefix: ConversionError.Path,
-  leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, Format.DecodeError> =>
-  isItemList()(list)
-    ? toConversation(list as ReadonlyArray<Format.InputItem>, prefix, leading)
-    : decodeWithSchema(list, prefix, leading)
-
-/** The Schema decode of an item list, then the conversion: every `MalformedInput` comes from here. */
-const decodeWithSchema = (
-  list: unknown,
-  prefix: ConversionError.Path,
-  leading: ReadonlyArray<Message.Message>
-): Either.Either<Conversation.Conversation, Format.DecodeError> => {
-  const deep = tooDeep(list)
-  if (deep !== undefined) {
-    const path = [...prefix, ...deep]
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path,
-        reason: `nested more than ${maxDepth} levels deep (or cyclic)`,
-        ...(typeof path[prefix.length] === "number" ? { messageIndex: path[prefix.length] as number } : {})
-      })
-    )
-  }
-  const decoded = decodeItems()(list)
-  if (Either.isLeft(decoded)) {
-    const error = malformed(decoded.left, format, { messages: [], blocks: "content" })
-    return Either.left(
-      new ConversionError.MalformedInput({
-        format,
-        path: [...prefix, ...error.path],
-        reason: error.reason,
-        ...(error.messageIndex === undefined ? {} : { messageIndex: error.messageIndex }),
-        ...(error.blockIndex === undefined ? {} : { blockIndex: error.blockIndex })
-      })
-    )
-  }
-  return toConversation(decoded.right, prefix, leading)
-}
-
-const unknownRequestKey = lazy(() => RequestBody.checker(format, Format.requestKeys))
-
-export const decode = (
-  input: unknown,
-  _options: Format.DecodeOptions = {}
-): Either.Either<Conversation.Conversation, Format.DecodeError> =>
-  total(format, () => {
-    if (Array.isArray(input)) return decodeItemList(input, [], [])
-    if (isRecord(input)) {
-      const unknown = unknownRequestKey()(input)
-      if (unknown !== undefined) return Either.left(unknown)
-    }
+export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
+  format,
+  requestKeys: Wire.requestKeys,
+  issue: "deepest",
+  depthLimit: true,
+  target: (input): Target | Decoder.Result<Conversation.Conversation, never> => {
+    if (Array.isArray(input)) return { shape: itemList, value: input, path: [], locator: atList, leading: [] }
     if (!isRecord(input) || !("input" in input)) {
       return Either.left(
         new ConversionError.MalformedInput({
@@ -358,5 +287,7 @@ export const decode = (
     const leading = typeof instructions === "string" ? [Message.system(instructions)] : []
     const items = input["input"]
     if (typeof items === "string") return Either.right([...leading, Message.user(items)])
-    return decodeItemList(items, ["input"], leading)
-  })
+    return { shape: itemList, value: items, path: atRequest.messages, locator: atRequest, leading }
+  },
+  convert: (items, target) => toConversation(items, target.path, target.leading)
+})

@@ -11,6 +11,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
+import * as BlockError from "../blockError.js"
 import { dumps } from "../pythonJson.js"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -49,14 +50,7 @@ const misplaced = (message: Message.Message, messageIndex: number, blockIndex: n
   })
 
 const unsupported = (messageIndex: number, blockIndex: number, blockType: string, reason: string) =>
-  new ConversionError.UnsupportedBlock({
-    format,
-    path: [messageIndex, "blocks", blockIndex],
-    messageIndex,
-    blockIndex,
-    blockType,
-    reason
-  })
+  BlockError.unsupported(format, messageIndex, blockIndex, blockType, reason)
 
 type Item = Format.Item
 type OpenMessage = Mutable<Format.OutputMessage> & { content: Array<Format.OutputText | Format.OutputRefusal> }

@@ -8,10 +8,11 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
-import * as Format from "../../OpenAiResponsesFormat.js"
-import { lazy } from "../lazy.js"
-import { malformed, maxDepth, tooDeep, total } from "../wireInput.js"
+import * as Decoder from "../decoder.js"
+import { maxDepth, tooDeep } from "../plain.js"
+import { malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
+import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
 
@@ -35,8 +36,8 @@ export const ResponseSchema = Schema.Struct({
   }))
 })
 
-const decodeShape = Schema.decodeUnknownEither(ResponseSchema, { onExcessProperty: "ignore" })
-const decodeItem = lazy(() => Schema.decodeUnknownEither(Format.InputItem, { onExcessProperty: "ignore" }))
+const decodeShape = Decoder.shape(ResponseSchema, { onExcessProperty: "ignore" }).decode
+const decodeItem = Decoder.shape(Wire.InputItem, { onExcessProperty: "ignore" }).decode
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -86,7 +87,7 @@ export const decodeResponse = (
     }
     const shape = decodeShape(response)
     if (Either.isLeft(shape)) {
-      return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: "content" }))
+      return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: ["content"] }))
     }
     const r = shape.right
     if ((r.error !== undefined && r.error !== null) || r.status === "failed") {
@@ -108,9 +109,9 @@ export const decodeResponse = (
     let hasCalls = false
     for (let k = 0; k < r.output.length; k++) {
       const where = { path: ["output", k], messageIndex: k }
-      const item = decodeItem()(r.output[k])
+      const item = decodeItem(r.output[k])
       if (Either.isLeft(item)) {
-        const error = malformed(item.left, format, { messages: [], blocks: "content" })
+        const error = malformed(item.left, format, { messages: [], blocks: ["content"] })
         return Either.left(
           new ConversionError.MalformedInput({
             format,

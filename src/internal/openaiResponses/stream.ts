@@ -14,13 +14,12 @@ import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import { isRecord } from "../plain.js"
 import { decodeResponse } from "./response.js"
 
 const format = "openai-responses" as const
 
 type Json = { [key: string]: unknown }
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 interface State {
   readonly count: number
