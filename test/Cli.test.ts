@@ -190,20 +190,34 @@ describe("cli convert", () => {
     const error = Format.convert(rich, { from: "canonical", to: "google" })
     assert.isTrue(Either.isLeft(error))
     const { _tag, message } = (error as Either.Left<{ _tag: string; message: string }, unknown>).left
-    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning)\n`)
+    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning thought)\n`)
     assert.match(result.stderr, /^UnsupportedBlock: google: message 1, block 0: /)
   })
 
-  it("names the flag when the library's message names an option", async () => {
-    const google = await cli(["convert", "--to", "google"], JSON.stringify(rich))
-    assert.match(google.stderr, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning\)\n$/)
-    const anthropic = await cli(["convert", "--to", "anthropic"], JSON.stringify(laterSystem))
-    assert.match(anthropic.stderr, /set laterSystem to "user".* \(on the command line: --later-system\)\n$/)
-    const openai = await cli(["convert", "--to", "openai"], JSON.stringify(toolImage))
-    assert.match(
-      openai.stderr,
-      /set toolResultImages to "user-message".* \(on the command line: --tool-result-images\)\n$/
-    )
+  it("names the flag and value when the library's message names an option, and following it converts", async () => {
+    const cases: ReadonlyArray<readonly [string, unknown, RegExp, ReadonlyArray<string>]> = [
+      ["google", rich, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning thought\)\n$/, [
+        "--reasoning",
+        "thought"
+      ]],
+      ["anthropic", laterSystem, /set laterSystem to "user".* \(on the command line: --later-system user\)\n$/, [
+        "--later-system",
+        "user"
+      ]],
+      [
+        "openai",
+        toolImage,
+        /set toolResultImages to "user-message".* \(on the command line: --tool-result-images user-message\)\n$/,
+        ["--tool-result-images", "user-message"]
+      ]
+    ]
+    for (const [to, input, hint, flags] of cases) {
+      const failed = await cli(["convert", "--to", to], JSON.stringify(input))
+      assert.strictEqual(failed.code, 1)
+      assert.match(failed.stderr, hint)
+      const followed = await cli(["convert", "--to", to, ...flags], JSON.stringify(input))
+      assert.strictEqual(followed.code, 0, followed.stderr)
+    }
   })
 
   it("decodes a provider transcript with --from", async () => {
@@ -248,10 +262,11 @@ describe("cli convert", () => {
     assert.strictEqual(out[0].system_instruction, "You are a support agent for Acme.")
     assert.deepStrictEqual(out[1].contents, [{ role: "user", parts: [{ text: "last" }] }])
     const errors = result.stderr.trimEnd().split("\n")
-    assert.strictEqual(errors.length, 3)
+    assert.strictEqual(errors.length, 4)
     assert.match(errors[0]!, /^MalformedInput: line 2: not valid JSON/)
     assert.match(errors[1]!, /^UnsupportedBlock: line 3: google: message 1, block 0: /)
     assert.match(errors[2]!, /^UnknownBlockType: line 5: canonical: message 0, block 0: unknown block type "video"/)
+    assert.strictEqual(errors[3], "openreward-effect convert: 2 converted, 3 failed, 1 blank (6 lines)")
   })
 
   it("with --jsonl reads a last line without a newline, CRLF line ends, and lines split across chunks", async () => {
@@ -297,18 +312,63 @@ describe("cli convert", () => {
       [{ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }, [], "pass --from anthropic"],
       [{ contents: [{ role: "user", parts: [{ text: "hi" }] }] }, [], "pass --from google"],
       [
-        [{ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "x" }] }],
+        [
+          { role: "assistant", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "x" }] }
+        ],
         ["--from", "openai"],
         "pass --from anthropic"
       ],
-      [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"]
+      [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"],
+      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"]
     ]
     for (const [input, from, hint] of cases) {
       const result = await cli(["convert", "--to", "anthropic", ...from], JSON.stringify(input))
       assert.strictEqual(result.code, 1, JSON.stringify(input))
       assert.strictEqual(result.stderr.split("\n").length, 2, result.stderr)
       assert.include(result.stderr, hint)
+      // the hint is right: following it converts
+      const [, format] = /pass (--from \S+)/.exec(hint)![1]!.split(" ")
+      const followed = await cli(["convert", "--to", "anthropic", "--from", format!], JSON.stringify(input))
+      assert.strictEqual(followed.code, 0, followed.stderr)
     }
+    // an Anthropic block the canonical model cannot hold, read as anthropic: no format hint (it is one)
+    const document = {
+      messages: [{
+        role: "user",
+        content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "x" } }]
+      }]
+    }
+    const held = await cli(["convert", "--from", "anthropic", "--to", "openai"], JSON.stringify(document))
+    assert.strictEqual(held.code, 1)
+    assert.match(held.stderr, /^UnsupportedContent: /)
+    assert.notInclude(held.stderr, "pass --from")
+    // records: a preference line read as a conversation is named for what it is, and reads as one
+    const dpo = {
+      input: { messages: [{ role: "user", content: "hi" }] },
+      preferred_output: [{ role: "assistant", content: "hello" }],
+      non_preferred_output: [{ role: "assistant", content: "go away" }]
+    }
+    const asChat = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(dpo))
+    assert.strictEqual(asChat.code, 1)
+    assert.include(asChat.stderr, "(this looks like an OpenAI preference fine-tuning record: pass --record openai-dpo)")
+    assert.notInclude(asChat.stderr, "pass --from")
+    const asRecord = await cli(["convert", "--record", "openai-dpo", "--to", "anthropic"], JSON.stringify(dpo))
+    assert.strictEqual(asRecord.code, 0, asRecord.stderr)
+    // a fine-tuning line with an id: its record shape
+    const sft = { id: 7, messages: [{ role: "user", content: "hi" }] }
+    const bare = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
+    assert.include(bare.stderr, "pass --record openai-sft")
+    assert.strictEqual((await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code, 0)
+    // tools beside a bare conversation: the body record carries them
+    const tools = { ...sft, id: undefined, tools: [{ type: "function", function: { name: "f" } }] }
+    const dropped = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(tools))
+    assert.strictEqual(dropped.code, 1)
+    assert.match(dropped.stderr, /^UnsupportedParameter: anthropic: cannot hold tools at \$\.tools: /)
+    assert.include(dropped.stderr, "pass --record openai-sft")
+    const carried = await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(tools))
+    assert.strictEqual(carried.code, 0, carried.stderr)
+    assert.deepStrictEqual(JSON.parse(carried.stdout).tools, [{ name: "f", input_schema: { type: "object", properties: {} } }])
     // no hint when the input is the format it was read as, only wrong
     const wrong = await cli(["convert", "--to", "anthropic"], JSON.stringify([{ role: "user", blocks: [{}] }]))
     assert.strictEqual(wrong.code, 1)

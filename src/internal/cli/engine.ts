@@ -157,34 +157,56 @@ const formatNames: { readonly [S in Source]: string } = {
   "openai-responses": "an OpenAI Responses input"
 }
 
+/** The tags only an encoder fails with: the record was read, so its format was right. */
+const encodeTags: ReadonlySet<string> = new Set(["UnsupportedBlock", "UnsupportedMessage", "UnmatchedToolResult"])
+
 /** Build the engine for `options`. */
 export const make = async (options: Options) => {
   const reads = new Map<Source, Read>()
   const writes = new Map<string, Write>()
   const convert: Convert = await build(specOf(options), options, reads, writes)
   const trials = new Map<string, Convert>()
-  const trial = async (spec: Shapes.Spec, encode?: { readonly [key: string]: unknown }): Promise<Convert> => {
-    const key = JSON.stringify([spec, encode ?? null])
+  /** A converter for a hint's trial; `read` only: it checks that the record reads, not what the target makes of it. */
+  const trial = async (
+    spec: Shapes.Spec,
+    how: { readonly encode: { readonly [key: string]: unknown } } | "read"
+  ): Promise<Convert> => {
+    const key = JSON.stringify([spec, how])
     let found = trials.get(key)
     if (found === undefined) {
-      found = await build(spec, encode === undefined ? options : { ...options, encode }, reads, writes)
+      found = how === "read"
+        ? await build({ ...spec, unsupported: "report" }, options, reads, new Map([[JSON.stringify([spec.to, options.encode]), Either.right]]))
+        : await build(spec, { ...options, encode: how.encode }, reads, writes)
       trials.set(key, found)
     }
     return found
   }
 
   /**
-   * A hint for a failed record, only when following it converts the record: a record shape
-   * (`--record`), another source format (`--from`), or an encode option the message names (its flag
-   * and value).
+   * A hint for a failed record, only when it is right: another source format (`--from`) or a record
+   * shape (`--record`) when the record reads with it, an encode option the message names (its flag
+   * and value) when the record converts with it.
    */
   const hint = async (input: unknown, error: DatasetError.RecordError): Promise<string> => {
     const spec = specOf(options)
-    if (error._tag === "MalformedInput" || error._tag === "UnsupportedParameter") {
+    if (!encodeTags.has(error._tag)) {
       const plain = spec.record === undefined && spec.messagesAt === undefined
       const detected = Shapes.detect(input)
+      if (error._tag !== "UnsupportedParameter" && (spec.record !== "auto" || spec.from !== undefined)) {
+        const guess = detected?.from ?? (Array.isArray(input) ? Shapes.listFormat(input) : undefined)
+        const current = Shapes.layoutOf(spec)?.from ?? options.from
+        // the format the input's shape names, when it reads as that format
+        const from = guess
+        if (from !== undefined && from !== current && !(from === "openai" && current === "openrouter")) {
+          const tryFrom = await trial({ ...spec, from }, "read")
+          if (Either.isRight(tryFrom(input))) {
+            const pass = from === "openai" ? "pass --from openai (or openrouter)" : `pass --from ${from}`
+            return ` (this looks like ${formatNames[from]}: ${pass})`
+          }
+        }
+      }
       if (plain && detected !== undefined && typeof input === "object" && !Array.isArray(input)) {
-        const tryShape = await trial({ ...spec, record: detected.shape, from: detected.from })
+        const tryShape = await trial({ ...spec, record: detected.shape, from: detected.from }, "read")
         if (Either.isRight(tryShape(input))) {
           return detected.shape === "body"
             ? ` (this is a request body: pass --record body${
@@ -194,21 +216,8 @@ export const make = async (options: Options) => {
         }
       }
       if (error._tag === "UnsupportedParameter" && plain) {
-        const body = await trial({ ...spec, record: "body" })
+        const body = await trial({ ...spec, record: "body" }, "read")
         if (Either.isRight(body(input))) return " (pass --record body to convert the tool settings with it)"
-      }
-      if (error._tag === "MalformedInput" && (spec.record !== "auto" || spec.from !== undefined)) {
-        const guess = detected?.from ?? (Array.isArray(input) ? Shapes.listFormat(input) : undefined)
-        const current = Shapes.layoutOf(spec)?.from ?? options.from
-        const order = [...(guess === undefined ? [] : [guess]), ...sources.filter((s) => s !== guess)]
-        for (const from of order) {
-          if (from === current || (from === "openrouter" && current === "openai")) continue
-          const tryFrom = await trial({ ...spec, from })
-          if (Either.isRight(tryFrom(input))) {
-            const pass = from === "openai" ? "pass --from openai (or openrouter)" : `pass --from ${from}`
-            return ` (this looks like ${formatNames[from]}: ${pass})`
-          }
-        }
       }
       return ""
     }
@@ -222,7 +231,7 @@ export const make = async (options: Options) => {
         f.choices?.some((c) => c.value === value && (c.formats === undefined || c.formats.includes(options.to)))
       )
       if (flag !== undefined) {
-        const withOption = await trial(spec, { ...options.encode, [key]: value })
+        const withOption = await trial(spec, { encode: { ...options.encode, [key]: value } })
         if (Either.isRight(withOption(input))) return ` (on the command line: --${flag.name} ${value})`
       }
     }
