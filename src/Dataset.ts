@@ -332,42 +332,44 @@ const lineOutcome = (
  * @category converting
  * @since 0.3.0
  */
-export const jsonl = (options: Options) => <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Outcome, E, R> =>
-  Stream.suspend(() => {
-    const convert = converter(options)
-    const from = options.from ?? (options.record !== undefined && options.record !== "auto"
-      ? shapeFormats[options.record]
-      : undefined) ?? "canonical"
-    const outcome = lineOutcome(convert, from)
-    let carry: Uint8Array = new Uint8Array(0)
-    let line = 1
-    let offset = 0
-    const run = (block: Uint8Array): Array<Outcome> => {
-      const out: Array<Outcome> = []
-      line = Lines.eachLine(
-        block,
-        line,
-        offset,
-        (n, text) => out.push(outcome(n, text)),
-        (bad) => out.push({ _tag: "Failed", line: bad.line, error: new DatasetError.InvalidUtf8(bad) })
+export const jsonl =
+  (options: Options) => <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Outcome, E, R> =>
+    Stream.suspend(() => {
+      const convert = converter(options)
+      const from = options.from ?? (options.record !== undefined && options.record !== "auto"
+        ? shapeFormats[options.record]
+        : undefined) ??
+        "canonical"
+      const outcome = lineOutcome(convert, from)
+      let carry: Uint8Array = new Uint8Array(0)
+      let line = 1
+      let offset = 0
+      const run = (block: Uint8Array): Array<Outcome> => {
+        const out: Array<Outcome> = []
+        line = Lines.eachLine(
+          block,
+          line,
+          offset,
+          (n, text) => out.push(outcome(n, text)),
+          (bad) => out.push({ _tag: "Failed", line: bad.line, error: new DatasetError.InvalidUtf8(bad) })
+        )
+        offset += block.length
+        return out
+      }
+      return bytes.pipe(
+        Stream.mapConcat((chunk) => {
+          const joined = carry.length === 0 ? chunk : concat(carry, chunk)
+          const end = Lines.lastNewline(joined)
+          if (end === -1) {
+            carry = joined
+            return []
+          }
+          carry = joined.subarray(end + 1)
+          return run(joined.subarray(0, end + 1))
+        }),
+        Stream.concat(Stream.suspend(() => Stream.fromIterable(carry.length === 0 ? [] : run(carry))))
       )
-      offset += block.length
-      return out
-    }
-    return bytes.pipe(
-      Stream.mapConcat((chunk) => {
-        const joined = carry.length === 0 ? chunk : concat(carry, chunk)
-        const end = Lines.lastNewline(joined)
-        if (end === -1) {
-          carry = joined
-          return []
-        }
-        carry = joined.subarray(end + 1)
-        return run(joined.subarray(0, end + 1))
-      }),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(carry.length === 0 ? [] : run(carry))))
-    )
-  })
+    })
 
 const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
   const out = new Uint8Array(a.length + b.length)

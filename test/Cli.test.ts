@@ -359,7 +359,10 @@ describe("cli convert", () => {
     const sft = { id: 7, messages: [{ role: "user", content: "hi" }] }
     const bare = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
     assert.include(bare.stderr, "pass --record openai-sft")
-    assert.strictEqual((await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code, 0)
+    assert.strictEqual(
+      (await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code,
+      0
+    )
     // tools beside a bare conversation: the body record carries them
     const tools = { ...sft, id: undefined, tools: [{ type: "function", function: { name: "f" } }] }
     const dropped = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(tools))
@@ -368,7 +371,10 @@ describe("cli convert", () => {
     assert.include(dropped.stderr, "pass --record openai-sft")
     const carried = await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(tools))
     assert.strictEqual(carried.code, 0, carried.stderr)
-    assert.deepStrictEqual(JSON.parse(carried.stdout).tools, [{ name: "f", input_schema: { type: "object", properties: {} } }])
+    assert.deepStrictEqual(JSON.parse(carried.stdout).tools, [{
+      name: "f",
+      input_schema: { type: "object", properties: {} }
+    }])
     // no hint when the input is the format it was read as, only wrong
     const wrong = await cli(["convert", "--to", "anthropic"], JSON.stringify([{ role: "user", blocks: [{}] }]))
     assert.strictEqual(wrong.code, 1)

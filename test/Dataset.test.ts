@@ -20,7 +20,9 @@ import * as Args from "../src/internal/cli/args.js"
 const corpus = path.resolve(__dirname, "..", "..", "shared", "corpora", "transcripts")
 
 const right = <A, E>(result: Either.Either<A, E>): A => {
-  if (Either.isLeft(result)) assert.fail(`expected a Right, got ${String((result.left as { message?: string }).message)}`)
+  if (Either.isLeft(result)) {
+    assert.fail(`expected a Right, got ${String((result.left as { message?: string }).message)}`)
+  }
   return (result as Either.Right<E, A>).right
 }
 const left = <A, E>(result: Either.Either<A, E>): E => {
@@ -86,7 +88,14 @@ describe("Dataset shapes", () => {
     assert.deepStrictEqual(anthropic.metadata, { split: "train" })
 
     const responses = right(Dataset.convertRecord(drone, { record: "openai-sft", to: "openai-responses" })).value as any
-    assert.deepStrictEqual(Object.keys(responses), ["id", "input", "tools", "tool_choice", "parallel_tool_calls", "metadata"])
+    assert.deepStrictEqual(Object.keys(responses), [
+      "id",
+      "input",
+      "tools",
+      "tool_choice",
+      "parallel_tool_calls",
+      "metadata"
+    ])
     assert.deepStrictEqual(responses.tools[0], {
       type: "function",
       name: "takeoff",
@@ -96,7 +105,14 @@ describe("Dataset shapes", () => {
     })
 
     const canonical = right(Dataset.convertRecord(drone, { record: "openai-sft", to: "canonical" })).value as any
-    assert.deepStrictEqual(Object.keys(canonical), ["id", "messages", "tools", "tool_choice", "parallel_tool_calls", "metadata"])
+    assert.deepStrictEqual(Object.keys(canonical), [
+      "id",
+      "messages",
+      "tools",
+      "tool_choice",
+      "parallel_tool_calls",
+      "metadata"
+    ])
     assert.deepStrictEqual(canonical.tool_choice, { mode: "auto" })
 
     // google has no way to turn parallel calls off: an error, or reported and left out
@@ -106,7 +122,14 @@ describe("Dataset shapes", () => {
     const reported = right(Dataset.convertRecord(drone, { record: "openai-sft", to: "google", unsupported: "report" }))
     assert.deepStrictEqual(reported.losses.map((l) => l.parameter), ["parallel_tool_calls"])
     const gemini = reported.value as any
-    assert.deepStrictEqual(Object.keys(gemini), ["id", "system_instruction", "contents", "tools", "tool_config", "metadata"])
+    assert.deepStrictEqual(Object.keys(gemini), [
+      "id",
+      "system_instruction",
+      "contents",
+      "tools",
+      "tool_config",
+      "metadata"
+    ])
     assert.deepStrictEqual(gemini.tools, [{
       function_declarations: [{
         name: "takeoff",
@@ -184,7 +207,10 @@ describe("Dataset shapes", () => {
       tools: [{
         functionDeclarations: [{
           name: "find",
-          parameters: { type: "OBJECT", properties: { q: { type: "STRING" }, tags: { type: "ARRAY", items: { type: "STRING" } } } }
+          parameters: {
+            type: "OBJECT",
+            properties: { q: { type: "STRING" }, tags: { type: "ARRAY", items: { type: "STRING" } } }
+          }
         }]
       }],
       toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["find"] } }
@@ -194,7 +220,10 @@ describe("Dataset shapes", () => {
       type: "function",
       function: {
         name: "find",
-        parameters: { type: "object", properties: { q: { type: "string" }, tags: { type: "array", items: { type: "string" } } } }
+        parameters: {
+          type: "object",
+          properties: { q: { type: "string" }, tags: { type: "array", items: { type: "string" } } }
+        }
       }
     }])
     assert.deepStrictEqual(openai.tool_choice, { type: "function", function: { name: "find" } })
@@ -203,7 +232,9 @@ describe("Dataset shapes", () => {
 
   it("messagesAt: a message list under any field or pointer, converted in place, the keys beside it read as its body", () => {
     const record = { id: 1, request: { turns: [{ role: "user", content: "x" }], system: "s", temperature: 0 } }
-    const out = right(Dataset.convertRecord(record, { messagesAt: ["request", "turns"], from: "anthropic", to: "openai" }))
+    const out = right(
+      Dataset.convertRecord(record, { messagesAt: ["request", "turns"], from: "anthropic", to: "openai" })
+    )
     assert.deepStrictEqual(out.value, {
       id: 1,
       request: { turns: [{ role: "system", content: "s" }, { role: "user", content: "x" }], temperature: 0 }
@@ -212,10 +243,18 @@ describe("Dataset shapes", () => {
     assert.isTrue(Either.isLeft(Dataset.pointer("a/b")))
     // a step of digits is an index in an array, a key in an object
     const listed = { runs: [{ m: [{ role: "user", content: "y" }] }] }
-    const pointed = right(Dataset.convertRecord(listed, { messagesAt: right(Dataset.pointer("/runs/0/m")), from: "openai", to: "canonical" }))
+    const pointed = right(
+      Dataset.convertRecord(listed, {
+        messagesAt: right(Dataset.pointer("/runs/0/m")),
+        from: "openai",
+        to: "canonical"
+      })
+    )
     assert.deepStrictEqual((pointed.value as any).runs[0].m[0].role, "user")
     const keyed = { runs: { "0": { m: [{ role: "user", content: "y" }] } } }
-    assert.isTrue(Either.isRight(Dataset.convertRecord(keyed, { messagesAt: [ "runs", 0, "m"], from: "openai", to: "canonical" })))
+    assert.isTrue(
+      Either.isRight(Dataset.convertRecord(keyed, { messagesAt: ["runs", 0, "m"], from: "openai", to: "canonical" }))
+    )
   })
 
   it("a record's own key where the target puts its conversation is an error, not overwritten", () => {
@@ -226,10 +265,16 @@ describe("Dataset shapes", () => {
   })
 
   it("without a shape, the record is the conversation; tool settings beside it are an error, or reported", () => {
-    const error = left(Dataset.convertRecord({ messages: drone.messages, tools: drone.tools }, { from: "openai", to: "anthropic" }))
+    const error = left(
+      Dataset.convertRecord({ messages: drone.messages, tools: drone.tools }, { from: "openai", to: "anthropic" })
+    )
     assert.strictEqual(error._tag, "UnsupportedParameter")
     const reported = right(
-      Dataset.convertRecord({ messages: drone.messages, tools: drone.tools }, { from: "openai", to: "anthropic", unsupported: "report" })
+      Dataset.convertRecord({ messages: drone.messages, tools: drone.tools }, {
+        from: "openai",
+        to: "anthropic",
+        unsupported: "report"
+      })
     )
     assert.deepStrictEqual(reported.losses.map((l) => l.path), [["tools"]])
     assert.deepStrictEqual(Object.keys(reported.value as object), ["system", "messages"])
@@ -239,21 +284,40 @@ describe("Dataset shapes", () => {
     const responses = {
       input: [{ role: "user", content: "search" }],
       tools: [{ type: "web_search", search_context_size: "medium" }, { type: "function", name: "f", parameters: null }],
-      tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "f" }, { type: "function", name: "g" }] }
+      tool_choice: {
+        type: "allowed_tools",
+        mode: "auto",
+        tools: [{ type: "function", name: "f" }, { type: "function", name: "g" }]
+      }
     }
     const error = left(Dataset.convertRecord(responses, { record: "body", from: "openai-responses", to: "anthropic" }))
     assert.deepStrictEqual(error.path, ["tools", 0, "type"])
     const out = right(
-      Dataset.convertRecord(responses, { record: "body", from: "openai-responses", to: "anthropic", unsupported: "report" })
+      Dataset.convertRecord(responses, {
+        record: "body",
+        from: "openai-responses",
+        to: "anthropic",
+        unsupported: "report"
+      })
     )
-    assert.deepStrictEqual(out.losses.map((l) => [l.parameter, l.path]), [["tools", ["tools", 0, "type"]], ["tool_choice", ["tool_choice"]]])
+    assert.deepStrictEqual(out.losses.map((l) => [l.parameter, l.path]), [["tools", ["tools", 0, "type"]], [
+      "tool_choice",
+      ["tool_choice"]
+    ]])
     // a Responses tool is strict unless it says otherwise: Gemini cannot hold that
     const google = right(
-      Dataset.convertRecord(responses, { record: "body", from: "openai-responses", to: "google", unsupported: "report" })
+      Dataset.convertRecord(responses, {
+        record: "body",
+        from: "openai-responses",
+        to: "google",
+        unsupported: "report"
+      })
     )
     assert.deepStrictEqual(google.losses.map((l) => l.parameter), ["tools", "strict"])
     // every loss and error names a place that exists in the record
-    for (const loss of [...out.losses, ...google.losses, error]) assert.isDefined(at(responses, loss.path), JSON.stringify(loss.path))
+    for (const loss of [...out.losses, ...google.losses, error]) {
+      assert.isDefined(at(responses, loss.path), JSON.stringify(loss.path))
+    }
   })
 
   it("detects each shape from its keys", () => {
@@ -269,10 +333,16 @@ describe("Dataset shapes", () => {
       [42, undefined]
     ]
     for (const [record, shape] of cases) {
-      assert.strictEqual(Option.getOrUndefined(Option.map(Dataset.detect(record), (d) => d.shape)), shape, JSON.stringify(record))
+      assert.strictEqual(
+        Option.getOrUndefined(Option.map(Dataset.detect(record), (d) => d.shape)),
+        shape,
+        JSON.stringify(record)
+      )
     }
     // auto: each record by its own shape, and which one it was read as
-    const out = right(Dataset.convertRecord({ contents: [{ role: "user", parts: [{ text: "x" }] }] }, { record: "auto", to: "openai" }))
+    const out = right(
+      Dataset.convertRecord({ contents: [{ role: "user", parts: [{ text: "x" }] }] }, { record: "auto", to: "openai" })
+    )
     assert.strictEqual(out.shape, "gemini-tuning")
     const unknown = left(Dataset.convertRecord({ conversations: [] }, { record: "auto", to: "openai" }))
     assert.include(unknown.message, "not a record of a known shape (keys: conversations)")
@@ -301,7 +371,10 @@ describe("Dataset.jsonl", () => {
     Effect.gen(function*() {
       const input = bytes([0xef, 0xbb, 0xbf], line("a"), "\n\n", "{\"id\": \"", [0xc3, 0x28], "\"}\n", line("ü"), "\n")
       const outcomes = yield* run([input], { record: "openai-sft", to: "canonical" })
-      assert.deepStrictEqual(outcomes.map((o) => [o.line, o._tag]), [[1, "Converted"], [2, "Blank"], [3, "Failed"], [4, "Converted"]])
+      assert.deepStrictEqual(outcomes.map((o) => [o.line, o._tag]), [[1, "Converted"], [2, "Blank"], [3, "Failed"], [
+        4,
+        "Converted"
+      ]])
       const bad = outcomes[2]!
       assert.isTrue(bad._tag === "Failed" && bad.error._tag === "InvalidUtf8")
       const error = (bad as { error: DatasetError.InvalidUtf8 }).error
@@ -319,7 +392,10 @@ describe("Dataset.jsonl", () => {
 
   it.effect.prop(
     "gives the same outcomes however the bytes are cut into chunks",
-    [fc.array(fc.constantFrom("a", "ü", "€𝄞", "", "{bad", "\u2028"), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(200), { maxLength: 8 })],
+    [
+      fc.array(fc.constantFrom("a", "ü", "€𝄞", "", "{bad", "\u2028"), { minLength: 1, maxLength: 6 }),
+      fc.array(fc.nat(200), { maxLength: 8 })
+    ],
     ([contents, cuts]) =>
       Effect.gen(function*() {
         const input = encoder.encode(contents.map((c) => c === "" || c === "{bad" ? c : line(c)).join("\n") + "\n")
@@ -394,7 +470,9 @@ describe("Dataset on the real request bodies", () => {
         const written = (out as any).tools
         const count = to === "google"
           ? (written?.[0]?.function_declarations?.length ?? 0)
-          : Array.isArray(written) ? written.length : 0
+          : Array.isArray(written)
+          ? written.length
+          : 0
         const reported = losses.filter((l) => l.parameter === "tools" || l.parameter === "strict").length
         if (to !== "prompt") assert.strictEqual(count, declared, `${format}/${file} to ${to}`)
         else assert.isTrue(declared === 0 || reported > 0, `${format}/${file} to prompt: tools left out unreported`)

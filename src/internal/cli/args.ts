@@ -637,18 +637,24 @@ const convertRules = (
   file: string | undefined
 ): string | undefined => {
   const framings = ["jsonl", "jsonSeq", "parquet"].filter((k) => values[k] === true)
-  if (framings.length > 1) return `--${framings.map((k) => k === "jsonSeq" ? "json-seq" : k).join(" and --")} exclude each other`
+  if (framings.length > 1) {
+    return `--${framings.map((k) => k === "jsonSeq" ? "json-seq" : k).join(" and --")} exclude each other`
+  }
   const parquet = values["parquet"] === true || (file?.endsWith(".parquet") ?? false)
   if (parquet && (file === undefined || file === "-")) return "Parquet input needs a FILE (it is read from its end)"
   const many = framings.length > 0 || parquet
   const placed = ["record", "messagesField", "messagesPath"].filter((k) => values[k] !== undefined)
   if (placed.length > 1) {
-    const names = placed.map((k) => k === "record" ? "--record" : k === "messagesField" ? "--messages-field" : "--messages-path")
+    const names = placed.map((k) =>
+      k === "record" ? "--record" : k === "messagesField" ? "--messages-field" : "--messages-path"
+    )
     return `${names.join(" and ")} exclude each other`
   }
   if (values["messagesField"] === "") return "--messages-field needs a key"
   for (const [key, flag] of [["aligned", "--aligned"], ["failures", "--failures"]] as const) {
-    if (values[key] !== undefined && !many) return `${flag} applies to many records: add --jsonl, --json-seq or --parquet`
+    if (values[key] !== undefined && !many) {
+      return `${flag} applies to many records: add --jsonl, --json-seq or --parquet`
+    }
   }
   const jobs = values["jobs"] as number
   if (jobs < 1 || jobs > 64) return `--jobs must be between 1 and 64; got ${jobs}`

@@ -296,7 +296,12 @@ export const run = async (options: Options, io: Io): Promise<number> => {
         : `${failure.tag}: ${unit} ${failure.line}: ${failure.message}\n`
     )
     if (failuresFile !== undefined) {
-      const line = JSON.stringify({ line: failure.line, tag: failure.tag, message: failure.message, path: failure.path })
+      const line = JSON.stringify({
+        line: failure.line,
+        tag: failure.tag,
+        message: failure.message,
+        path: failure.path
+      })
       if (!failuresFile.write(line + "\n")) await drain(failuresFile)
     }
   }

@@ -122,9 +122,11 @@ const build = async (
   reads: Map<Source, Read>,
   writes: Map<string, Write>
 ) => {
-  await Promise.all(fromOf(spec).map(async (from) => {
-    if (!reads.has(from)) reads.set(from, await loadRead(from, from === options.from ? options.decode : {}))
-  }))
+  await Promise.all(
+    fromOf(spec).map(async (from) => {
+      if (!reads.has(from)) reads.set(from, await loadRead(from, from === options.from ? options.decode : {}))
+    })
+  )
   const writeKey = JSON.stringify([spec.to, options.encode])
   let write = writes.get(writeKey)
   if (write === undefined) {
@@ -175,7 +177,12 @@ export const make = async (options: Options) => {
     let found = trials.get(key)
     if (found === undefined) {
       found = how === "read"
-        ? await build({ ...spec, unsupported: "report" }, options, reads, new Map([[JSON.stringify([spec.to, options.encode]), Either.right]]))
+        ? await build(
+          { ...spec, unsupported: "report" },
+          options,
+          reads,
+          new Map([[JSON.stringify([spec.to, options.encode]), Either.right]])
+        )
         : await build(spec, { ...options, encode: how.encode }, reads, writes)
       trials.set(key, found)
     }
@@ -353,7 +360,12 @@ export type Task =
     readonly inputOffset: number
   }
   | { readonly kind: "texts"; readonly options: Options; readonly records: ReadonlyArray<Lines.Text> }
-  | { readonly kind: "values"; readonly options: Options; readonly records: ReadonlyArray<unknown>; readonly first: number }
+  | {
+    readonly kind: "values"
+    readonly options: Options
+    readonly records: ReadonlyArray<unknown>
+    readonly first: number
+  }
 
 /** Run one task on `engine`. */
 export const run = (engine: Engine, task: Task): Promise<Result> =>

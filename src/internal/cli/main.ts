@@ -94,7 +94,13 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
   const Convert = await import("./convert.js")
   const file = positional === undefined || positional === "-" ? undefined : positional
   const parquet = values["parquet"] === true || (file?.endsWith(".parquet") ?? false)
-  const framing = parquet ? "parquet" : values["jsonSeq"] === true ? "json-seq" : values["jsonl"] === true ? "jsonl" : "document"
+  const framing = parquet
+    ? "parquet"
+    : values["jsonSeq"] === true
+    ? "json-seq"
+    : values["jsonl"] === true
+    ? "jsonl"
+    : "document"
   let messagesAt: ReadonlyArray<string | number> | undefined
   if (typeof values["messagesField"] === "string") messagesAt = [values["messagesField"]]
   if (typeof values["messagesPath"] === "string") {

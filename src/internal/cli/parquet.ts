@@ -26,7 +26,12 @@ const fileBuffer = async (handle: fs.promises.FileHandle): Promise<AsyncBuffer> 
       const buffer = new ArrayBuffer(length)
       let read = 0
       while (read < length) {
-        const { bytesRead } = await handle.read(new Uint8Array(buffer, read, length - read), 0, length - read, start + read)
+        const { bytesRead } = await handle.read(
+          new Uint8Array(buffer, read, length - read),
+          0,
+          length - read,
+          start + read
+        )
         if (bytesRead === 0) break
         read += bytesRead
       }
@@ -45,7 +50,9 @@ const json = (value: unknown): unknown => {
   if (typeof value === "bigint") {
     return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()
   }
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64")
+  if (value instanceof Uint8Array) {
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64")
+  }
   if (value instanceof Date) return value.toISOString()
   if (Array.isArray(value)) return value.map(json)
   if (typeof value === "object" && value !== null) {

@@ -162,7 +162,10 @@ interface Context {
 }
 
 /** A problem is an error, or (under `"report"`) a loss; `undefined` when it is reported. */
-const settle = (context: Context, problems: ReadonlyArray<Tools.Problem>): DatasetError.UnsupportedParameter | undefined => {
+const settle = (
+  context: Context,
+  problems: ReadonlyArray<Tools.Problem>
+): DatasetError.UnsupportedParameter | undefined => {
   for (const problem of problems) {
     const error = problemError(context.options.to, problem)
     if (context.options.unsupported !== "report") return error
@@ -172,7 +175,11 @@ const settle = (context: Context, problems: ReadonlyArray<Tools.Problem>): Datas
 }
 
 /** The target's message list from what its encoder wrote (`list` slots). */
-const messageList = (target: Target, wire: unknown, at: Path): Either.Either<unknown, ConversionError.ConversionError> => {
+const messageList = (
+  target: Target,
+  wire: unknown,
+  at: Path
+): Either.Either<unknown, ConversionError.ConversionError> => {
   if (Array.isArray(wire) || !isObj(wire)) return Either.right(wire)
   const system = target === "anthropic" ? wire["system"] : wire["system_instruction"] ?? wire["systemInstruction"]
   if (system !== undefined && system !== null) {
@@ -207,7 +214,9 @@ const convertList = (context: Context, record: unknown, slot: Slot & { kind: "li
   const { layout, codecs, options } = context
   const found = at(record, slot.at)
   if ("missing" in found) {
-    return Either.left(malformed(layout.from, slot.at.slice(0, found.missing + 1), `${describePath(slot.at)} is missing`))
+    return Either.left(
+      malformed(layout.from, slot.at.slice(0, found.missing + 1), `${describePath(slot.at)} is missing`)
+    )
   }
   if (!Array.isArray(found.found)) {
     return Either.left(malformed(layout.from, slot.at, `${describePath(slot.at)} must be a list of messages`))
@@ -234,7 +243,11 @@ const convertBody = (
   const body = found.found
   if (!isObj(body)) {
     return Either.left(
-      malformed(from, slot.at, `${describePath(slot.at)} must be a JSON object, got ${Array.isArray(body) ? "an array" : JSON.stringify(body)}`)
+      malformed(
+        from,
+        slot.at,
+        `${describePath(slot.at)} must be a JSON object, got ${Array.isArray(body) ? "an array" : JSON.stringify(body)}`
+      )
     )
   }
   const ownKey = messagesKeys[from]
@@ -264,7 +277,11 @@ const convertBody = (
     input = decoded
   }
   const move = (p: Path): Path =>
-    input === body[keyIn] ? [...slot.at, keyIn, ...p] : p[0] === ownKey ? [...slot.at, keyIn, ...p.slice(1)] : [...slot.at, ...p]
+    input === body[keyIn]
+      ? [...slot.at, keyIn, ...p]
+      : p[0] === ownKey
+      ? [...slot.at, keyIn, ...p.slice(1)]
+      : [...slot.at, ...p]
 
   const settingsRead = Tools.read(from, body, slot.at)
   if ("_tag" in settingsRead) return Either.left(malformed(from, settingsRead.path, settingsRead.reason))
@@ -315,7 +332,7 @@ const convertBody = (
     }
     out[k] = k === "config" && configRest !== undefined ? configRest : v
   }
-  if (!placed) for (const [ek, ev] of entries) out[ek] = ev
+  if (!placed) { for (const [ek, ev] of entries) out[ek] = ev }
   return Either.right((value: unknown) => replaceAt(value, slot.at, out))
 }
 
@@ -350,42 +367,45 @@ const wholeProblems = (from: Source, record: unknown): ReadonlyArray<Tools.Probl
 }
 
 /** A converter for records of `layout`. */
-export const converter = (layout: Layout, codecs: Codecs, options: Options) =>
-(record: unknown): Either.Either<Converted, DatasetError.RecordError> => {
-  const context: Context = { layout, codecs, options, losses: [] }
-  let value = record
-  for (const slot of layout.slots) {
-    if (slot.kind === "whole") {
-      const problem = settle(context, wholeProblems(layout.from, record))
-      if (problem !== undefined) return Either.left(problem)
-      const converted = Either.flatMap(codecs.read(record), codecs.write)
-      if (Either.isLeft(converted)) return Either.left(converted.left)
-      value = converted.right
-      continue
-    }
-    if (Array.isArray(record) && slot.kind === "body" && slot.at.length === 0) {
-      // a bare message list: a body that holds nothing else
-      const converted = Either.flatMap(codecs.read(record), codecs.write)
-      if (Either.isLeft(converted)) return Either.left(converted.left)
-      value = converted.right
-      continue
-    }
-    if (!isObj(record)) {
-      return Either.left(
-        malformed(
-          layout.from,
-          [],
-          `a record must be a JSON object, got ${Array.isArray(record) ? "an array" : JSON.stringify(record)}`
+export const converter =
+  (layout: Layout, codecs: Codecs, options: Options) =>
+  (record: unknown): Either.Either<Converted, DatasetError.RecordError> => {
+    const context: Context = { layout, codecs, options, losses: [] }
+    let value = record
+    for (const slot of layout.slots) {
+      if (slot.kind === "whole") {
+        const problem = settle(context, wholeProblems(layout.from, record))
+        if (problem !== undefined) return Either.left(problem)
+        const converted = Either.flatMap(codecs.read(record), codecs.write)
+        if (Either.isLeft(converted)) return Either.left(converted.left)
+        value = converted.right
+        continue
+      }
+      if (Array.isArray(record) && slot.kind === "body" && slot.at.length === 0) {
+        // a bare message list: a body that holds nothing else
+        const converted = Either.flatMap(codecs.read(record), codecs.write)
+        if (Either.isLeft(converted)) return Either.left(converted.left)
+        value = converted.right
+        continue
+      }
+      if (!isObj(record)) {
+        return Either.left(
+          malformed(
+            layout.from,
+            [],
+            `a record must be a JSON object, got ${Array.isArray(record) ? "an array" : JSON.stringify(record)}`
+          )
         )
-      )
+      }
+      const fitted = { ...slot, at: fitPath(slot.at, record) }
+      const replace = fitted.kind === "body"
+        ? convertBody(context, record, fitted)
+        : convertList(context, record, fitted)
+      if (Either.isLeft(replace)) return Either.left(replace.left)
+      value = replace.right(value)
     }
-    const fitted = { ...slot, at: fitPath(slot.at, record) }
-    const replace = fitted.kind === "body" ? convertBody(context, record, fitted) : convertList(context, record, fitted)
-    if (Either.isLeft(replace)) return Either.left(replace.left)
-    value = replace.right(value)
+    return Either.right({ value, losses: context.losses })
   }
-  return Either.right({ value, losses: context.losses })
-}
 
 // -----------------------------------------------------------------------------
 // JSON pointers

@@ -26,7 +26,9 @@ export type Shape = typeof shapes[number]
 const root: ReadonlyArray<Record.Slot> = [{ kind: "body", at: [] }]
 
 /** Each shape's conversations, and the format they are in (`body`: the caller says). */
-export const layouts: { readonly [S in Shape]: { readonly from: Record.Source | undefined; readonly slots: ReadonlyArray<Record.Slot> } } = {
+export const layouts: {
+  readonly [S in Shape]: { readonly from: Record.Source | undefined; readonly slots: ReadonlyArray<Record.Slot> }
+} = {
   body: { from: undefined, slots: root },
   "openai-sft": { from: "openai", slots: root },
   "openai-rft": { from: "openai", slots: root },

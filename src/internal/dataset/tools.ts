@@ -201,19 +201,27 @@ const readChat = (body: Obj, base: Path, problems: Array<Problem>) => {
       const names = list(allowed["tools"], [...path, "allowed_tools", "tools"], "allowed tools", false).map((t, i) =>
         isObj(t) && isObj(t["function"])
           ? string(t["function"]["name"], [...path, "allowed_tools", "tools", i, "function", "name"], "a name")
-          : fail([...path, "allowed_tools", "tools", i], "an allowed tool must be {type: \"function\", function: {name}}")
+          : fail(
+            [...path, "allowed_tools", "tools", i],
+            "an allowed tool must be {type: \"function\", function: {name}}"
+          )
       )
       settings.choice = { mode, names }
     } else {
-      problems.push({ path, parameter: "tool_choice", reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's` })
+      problems.push({
+        path,
+        parameter: "tool_choice",
+        reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's`
+      })
     }
   }
   const call = body["function_call"]
   if (call !== undefined && call !== null && settings.choice === undefined) {
     const path = [...base, "function_call"]
     if (call === "auto" || call === "none") settings.choice = { mode: call }
-    else if (isObj(call)) settings.choice = { mode: "required", names: [string(call["name"], [...path, "name"], "a name")] }
-    else fail(path, `function_call must be "auto", "none" or {name}, got ${JSON.stringify(call)}`)
+    else if (isObj(call)) {
+      settings.choice = { mode: "required", names: [string(call["name"], [...path, "name"], "a name")] }
+    } else fail(path, `function_call must be "auto", "none" or {name}, got ${JSON.stringify(call)}`)
   }
   const parallel = optionalBoolean(body["parallel_tool_calls"], [...base, "parallel_tool_calls"], "parallel_tool_calls")
   if (parallel !== undefined) settings.parallel = parallel
@@ -264,7 +272,11 @@ const readResponses = (body: Obj, base: Path, problems: Array<Problem>) => {
       )
       settings.choice = { mode, names }
     } else {
-      problems.push({ path, parameter: "tool_choice", reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's` })
+      problems.push({
+        path,
+        parameter: "tool_choice",
+        reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's`
+      })
     }
   }
   const parallel = optionalBoolean(body["parallel_tool_calls"], [...base, "parallel_tool_calls"], "parallel_tool_calls")
@@ -316,7 +328,11 @@ const readAnthropic = (body: Obj, base: Path, problems: Array<Problem>) => {
         settings.choice = { mode: "required", names: [string(choice["name"], [...path, "name"], "a tool's name")] }
         break
       default:
-        problems.push({ path, parameter: "tool_choice", reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's` })
+        problems.push({
+          path,
+          parameter: "tool_choice",
+          reason: `the tool choice ${JSON.stringify(choice)} is not one of the model's`
+        })
     }
     const disable = optionalBoolean(
       choice["disable_parallel_tool_use"],
@@ -456,7 +472,10 @@ const readCanonical = (body: Obj, base: Path, problems: Array<Problem>) => {
   if (choice !== undefined && choice !== null) {
     const path = [...base, "tool_choice"]
     if (!isObj(choice) || (choice["mode"] !== "auto" && choice["mode"] !== "none" && choice["mode"] !== "required")) {
-      return fail(path, `tool_choice must be {mode: "auto" | "none" | "required", names?}, got ${JSON.stringify(choice)}`)
+      return fail(
+        path,
+        `tool_choice must be {mode: "auto" | "none" | "required", names?}, got ${JSON.stringify(choice)}`
+      )
     }
     const names = choice["names"] === undefined
       ? undefined
@@ -576,7 +595,10 @@ const writeChat = (settings: Settings) => {
         ? { type: "function", function: { name: choice.names[0] } }
         : {
           type: "allowed_tools",
-          allowed_tools: { mode: choice.mode, tools: choice.names.map((name) => ({ type: "function", function: { name } })) }
+          allowed_tools: {
+            mode: choice.mode,
+            tools: choice.names.map((name) => ({ type: "function", function: { name } }))
+          }
         }
     ])
   }
@@ -676,7 +698,9 @@ const writeGoogle = (settings: Settings, origins: Origins, problems: Array<Probl
     const declarations = settings.tools.map((tool) => ({
       name: tool.name,
       ...withDescription(tool),
-      ...(tool.input_schema === null ? {} : { [camel ? "parametersJsonSchema" : "parameters_json_schema"]: tool.input_schema })
+      ...(tool.input_schema === null
+        ? {}
+        : { [camel ? "parametersJsonSchema" : "parameters_json_schema"]: tool.input_schema })
     }))
     entries.push([
       "tools",
@@ -756,5 +780,7 @@ export const unheld = (settings: Settings, origins: Origins, problems: Array<Pro
     problems.push({ path: origins.tools, parameter: "tools", reason })
   }
   if (settings.choice !== undefined) problems.push({ path: origins.choice, parameter: "tool_choice", reason })
-  if (settings.parallel !== undefined) problems.push({ path: origins.parallel, parameter: "parallel_tool_calls", reason })
+  if (settings.parallel !== undefined) {
+    problems.push({ path: origins.parallel, parameter: "parallel_tool_calls", reason })
+  }
 }
