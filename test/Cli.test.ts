@@ -928,6 +928,19 @@ describe("cli datasets", () => {
     assert.match(broken.stderr, /^openreward-effect convert: cannot read the input: the input is not valid gzip/)
   })
 
+  it("reads a file whose lines cross its 1 MiB reads, the same as from standard input", async () => {
+    // (a line's start is kept across reads as a copy: the read buffers are filled again)
+    const lines: Array<string> = []
+    for (let i = 0; i < 400; i++) lines.push(sftLine(i, "é".repeat((i * 7919) % 20000)))
+    const input = lines.join("\n") + "\n"
+    assert.isAbove(input.length, 3 << 20)
+    const args = ["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic"]
+    const fromFile = await cli([...args, write("crossing.jsonl", input)])
+    const fromStdin = await cli(args, input)
+    assert.strictEqual(fromFile.stderr, "openreward-effect convert: 400 converted, 0 failed, 0 blank (400 lines)\n")
+    assert.strictEqual(fromFile.stdout, fromStdin.stdout)
+  })
+
   it("--json-seq reads concatenated, pretty-printed and RS-separated records, numbered by their first line", async () => {
     const records = [
       JSON.stringify({ id: 1, messages: [{ role: "user", content: "a } { \" [" }] }, null, 2),

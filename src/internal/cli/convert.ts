@@ -123,6 +123,12 @@ async function* inputBytes(io: Io): AsyncGenerator<Uint8Array> {
   else yield* rest()
 }
 
+/**
+ * A copy of `bytes` in memory of its own (a `Buffer`'s `slice` is a view, and a file's chunk buffer
+ * is read into again once the next chunk is asked for).
+ */
+const copy = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes)
+
 const concat = (pieces: ReadonlyArray<Uint8Array>): Uint8Array => {
   if (pieces.length === 1) return pieces[0]!
   const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0))
@@ -164,7 +170,7 @@ class Utf8Text {
     const whole = data.subarray(0, cut)
     if (!isUtf8(whole)) return this.bad(whole, Lines.firstInvalid(whole))
     this.track(whole, whole.length)
-    this.pending = data.slice(cut)
+    this.pending = copy(data.subarray(cut))
     this.offset += cut
     return this.decoder.decode(whole)
   }
@@ -356,10 +362,10 @@ export const run = async (options: Options, io: Io): Promise<number> => {
           const lines = Lines.countNewlines(bytes) + (bytes[bytes.length - 1] === 10 ? 0 : 1)
           if (pool === undefined) await submit({ kind: "block", options, bytes, firstLine: line, inputOffset: offset })
           else {
-            const copy = new Uint8Array(bytes)
+            const own = copy(bytes)
             await submit(
-              { kind: "block", options, bytes: copy, firstLine: line, inputOffset: offset },
-              copy.buffer as ArrayBuffer
+              { kind: "block", options, bytes: own, firstLine: line, inputOffset: offset },
+              own.buffer as ArrayBuffer
             )
           }
           line += lines
@@ -373,7 +379,7 @@ export const run = async (options: Options, io: Io): Promise<number> => {
           if (pieces.length > 0) {
             const nl = data.indexOf(10)
             if (nl === -1) {
-              pieces.push(data.slice())
+              pieces.push(copy(data))
               continue
             }
             await block(concat([...pieces, data.subarray(0, nl + 1)]))
@@ -389,7 +395,7 @@ export const run = async (options: Options, io: Io): Promise<number> => {
             await block(data.subarray(start, end + 1))
             start = end + 1
           }
-          if (start < data.length) pieces.push(data.slice(start))
+          if (start < data.length) pieces.push(copy(data.subarray(start)))
         }
         if (pieces.length > 0) await block(concat(pieces))
         break
