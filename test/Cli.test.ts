@@ -18,9 +18,9 @@ import type * as GoogleFormat from "openreward-effect/GoogleFormat"
 import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
-import ts from "typescript"
 import * as Args from "../src/internal/cli/args.js"
 import { main } from "../src/internal/cli/main.js"
+import * as CompiledCli from "./utils/compiledCli.js"
 
 const root = path.resolve(__dirname, "..")
 
@@ -64,32 +64,7 @@ const write = (name: string, text: string) => {
 const build = path.join(root, "node_modules", ".cache", `openreward-cli-test-${process.pid}`)
 const compiled = path.join(build, "dist", "bin", "cli.js")
 
-beforeAll(() => {
-  // Transpiling each file (no type check: `npm run typecheck` does that) takes a second, where
-  // `tsc -p tsconfig.build.json` takes ten.
-  const { config } = ts.readConfigFile(path.join(root, "tsconfig.build.json"), ts.sys.readFile)
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root)
-  const walk = (dir: string): Array<string> =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
-    )
-  for (const file of walk(path.join(root, "src")).filter((f) => f.endsWith(".ts"))) {
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
-      compilerOptions: {
-        ...options,
-        module: ts.ModuleKind.ES2022,
-        sourceMap: false,
-        declaration: false,
-        declarationMap: false
-      },
-      fileName: file
-    })
-    const out = path.join(build, "dist", path.relative(path.join(root, "src"), file).replace(/\.ts$/, ".js"))
-    fs.mkdirSync(path.dirname(out), { recursive: true })
-    fs.writeFileSync(out, outputText)
-  }
-  fs.copyFileSync(path.join(root, "package.json"), path.join(build, "package.json"))
-}, 60_000)
+beforeAll(() => void CompiledCli.make(root, build), 60_000)
 
 afterAll(() => {
   fs.rmSync(build, { recursive: true, force: true })

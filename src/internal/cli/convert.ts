@@ -268,12 +268,14 @@ const meter = (stderr: NodeJS.WritableStream, show: boolean, unit: string) => {
 /** A block's result as the main thread gets it: output as text (this thread) or bytes (a worker). */
 type Done = Omit<EngineModule.Result, "out"> & { readonly out?: string; readonly bytes?: Uint8Array }
 
-/** The worker entry, beside this module in the compiled layout and in the bundle. */
-const workerFile = (): { readonly filename: string; readonly execArgv: ReadonlyArray<string> } => {
+/**
+ * The worker entry, beside this module in the compiled layout (`dist/internal/cli/worker.js`) and
+ * in the bundle (`dist/bin/worker.js`, beside the chunk that holds this module); `undefined` when
+ * running from the TypeScript sources, where worker threads cannot load them.
+ */
+const workerFile = (): string | undefined => {
   const compiled = fileURLToPath(new URL("./worker.js", import.meta.url))
-  if (fs.existsSync(compiled)) return { filename: compiled, execArgv: [] }
-  // the TypeScript sources, run through tsx (`npm run cli:dev`)
-  return { filename: fileURLToPath(new URL("./worker.ts", import.meta.url)), execArgv: ["--import", "tsx"] }
+  return fs.existsSync(compiled) ? compiled : undefined
 }
 
 /** Run `convert`; resolves to the exit code (0; 1 when a record failed; 2 when the input cannot be read). */
@@ -327,15 +329,16 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   }
 
   // blocks in flight, in input order
-  const pool = options.jobs > 1 && options.framing !== "document"
-    ? new (await import("piscina")).Piscina({
-      ...workerFile(),
-      execArgv: [...workerFile().execArgv],
-      minThreads: options.jobs,
-      maxThreads: options.jobs,
-      idleTimeout: 1000
-    })
-    : undefined
+  const worker = options.jobs > 1 && options.framing !== "document" ? workerFile() : undefined
+  if (options.jobs > 1 && options.framing !== "document" && worker === undefined) {
+    io.stderr.write(`${program} convert: --jobs needs the compiled CLI (npm run cli); converting in one thread\n`)
+  }
+  const pool = worker === undefined ? undefined : new (await import("piscina")).Piscina({
+    filename: worker,
+    minThreads: options.jobs,
+    maxThreads: options.jobs,
+    idleTimeout: 1000
+  })
   const window = pool === undefined ? 1 : 2 * options.jobs
   const inFlight: Array<Promise<{ readonly done: Done } | { readonly error: unknown }>> = []
   const settle = async () => {

@@ -146,7 +146,20 @@ export const converter = (spec: Spec, codecsFor: (from: Record.Source) => Record
   const fixed = layoutOf(spec)
   if (fixed !== undefined) {
     const convert = Record.converter(fixed, codecsFor(fixed.from), options)
-    return (record: unknown): Either.Either<Converted, DatasetError.RecordError> => convert(record)
+    if (fixed.slots[0]?.kind !== "whole") return convert
+    // a bare conversation: a preference record is none (no format holds its three conversations as one)
+    return (record: unknown): Either.Either<Converted, DatasetError.RecordError> =>
+      detect(record)?.shape === "openai-dpo"
+        ? Either.left(
+          new ConversionError.MalformedInput({
+            format: fixed.from,
+            path: [],
+            reason:
+              "an OpenAI preference fine-tuning record (input, preferred_output, non_preferred_output) holds three " +
+              "conversations, not one; read it as the openai-dpo record shape"
+          })
+        )
+        : convert(record)
   }
   const byShape = new Map<string, (record: unknown) => Either.Either<Record.Converted, DatasetError.RecordError>>()
   return (record: unknown): Either.Either<Converted, DatasetError.RecordError> => {
