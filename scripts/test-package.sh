@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # npm run test:package: the package as users install it. Packs it, installs the tarball into empty
 # projects and checks, from the installed files only:
-#   1. a transcript converter installs openreward-effect and effect and nothing else (no @effect/*
-#      package lands in node_modules), and its strict ESM and CommonJS programs type-check
-#      (module nodenext, exactOptionalPropertyTypes, skipLibCheck off) and run;
+#   1. a transcript converter installs openreward-effect, effect and the CLI's worker pool (piscina)
+#      and nothing else (no @effect/* package lands in node_modules), and its strict ESM and
+#      CommonJS programs type-check (module nodenext, exactOptionalPropertyTypes, skipLibCheck off)
+#      and run;
 #   2. the exports map: every public module resolves, bin/internal/index do not;
-#   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
-#      that also installs the optional platform peers, and a clear hint in one that does not.
+#   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`, `--jobs 2` on
+#      the bundled worker entry, gzip and Parquet input), in a project that also installs the optional
+#      platform peers, and a clear hint in one that does not.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/openreward-effect-package.XXXXXX")"
@@ -27,7 +29,7 @@ for wanted in dist/index.js dist/index.d.ts dist/bin/cli.js bin/openreward-effec
 done
 echo "$(wc -l < "$work/files.txt") files, $(du -k "$tarball" | cut -f1) kB packed"
 
-echo "== a transcript converter: openreward-effect and effect only"
+echo "== a transcript converter: openreward-effect, effect and piscina only"
 consumer="$work/converter"
 mkdir -p "$consumer"
 cd "$consumer"
@@ -37,6 +39,9 @@ installed="$(npm ls --all --parseable | sed -E 's|.*/node_modules/||' | grep -v 
 echo "installed: $(echo "$installed" | tr '\n' ' ')"
 # Nothing but openreward-effect, effect and effect's own dependencies: no @effect/* package.
 if echo "$installed" | grep -q "^@effect/"; then echo "a converter got: $(echo "$installed" | grep "^@effect/")"; exit 1; fi
+# and nothing beyond effect's own dependencies, piscina and its optional native helper
+unexpected="$(echo "$installed" | grep -vxE 'openreward-effect|effect|@standard-schema/spec|fast-check|pure-rand|piscina|@napi-rs/nice(-[a-z0-9-]+)?' || true)"
+if [ -n "$unexpected" ]; then echo "a converter got packages it should not: $unexpected"; exit 1; fi
 echo "node_modules: $(du -sk node_modules | cut -f1) kB ($(du -sk node_modules/effect | cut -f1) kB of it effect)"
 
 # The error handlers come from the installed package's own list of tags, so the exhaustive match
@@ -122,4 +127,19 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
+
+echo "== the CLI's worker threads and inputs, from the installed package"
+node -e '
+  const lines = []
+  for (let i = 0; i < 5000; i++) lines.push(JSON.stringify({ id: i, messages: [{ role: "user", content: "x".repeat(i % 300) }] }))
+  require("fs").writeFileSync("many.jsonl", lines.join("\n") + "\n")
+'
+npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet many.jsonl > one-thread.jsonl
+npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet --jobs 2 many.jsonl > two-threads.jsonl
+cmp one-thread.jsonl two-threads.jsonl || { echo "--jobs 2 wrote other output"; exit 1; }
+[ "$(wc -l < two-threads.jsonl)" -eq 5000 ] || { echo "--jobs 2 lost lines"; exit 1; }
+gzip -c many.jsonl | npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet --jobs 2 | cmp - one-thread.jsonl
+cp "$root/test/fixtures/datasets/chat.parquet" .
+npx --no-install openreward-effect convert --record openai-sft --to openai --quiet chat.parquet > chat.jsonl
+node -e 'require("assert").deepStrictEqual(require("fs").readFileSync("chat.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l).id), ["q1", "q2"])'
 echo "test:package ok"
