@@ -345,6 +345,20 @@ describe("cli convert", () => {
     assert.strictEqual(dropped.code, 1)
     assert.match(dropped.stderr, /^UnsupportedParameter: anthropic: cannot hold tools at \$\.tools: /)
     assert.include(dropped.stderr, "pass --record openai-sft")
+    // a Responses body with tools: the body record
+    const responses = { input: "hi", tools: [{ type: "function", name: "f", parameters: null, strict: false }] }
+    const asBare = await cli(["convert", "--from", "openai-responses", "--to", "anthropic"], JSON.stringify(responses))
+    assert.include(asBare.stderr, "(this is a request body: pass --record body to convert it with its tool settings)")
+    const asBody = await cli(
+      ["convert", "--record", "body", "--from", "openai-responses", "--to", "anthropic"],
+      JSON.stringify(responses)
+    )
+    assert.strictEqual(asBody.code, 0, asBody.stderr)
+    assert.deepStrictEqual(JSON.parse(asBody.stdout).tools, [{
+      name: "f",
+      input_schema: { type: "object", properties: {} },
+      strict: false
+    }])
     const carried = await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(tools))
     assert.strictEqual(carried.code, 0, carried.stderr)
     assert.deepStrictEqual(JSON.parse(carried.stdout).tools, [{

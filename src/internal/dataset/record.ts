@@ -268,7 +268,8 @@ const convertBody = (
   const config = from === "google" && isObj(body["config"]) ? body["config"] : undefined
   const sides = sideKeys[from].filter((k) => hasOwn(body, k))
   let input: unknown = body[keyIn]
-  if (sides.length > 0 || (config !== undefined && hasOwn(config, "systemInstruction"))) {
+  // a format with keys beside its message list reads a body (Responses' `input` may be one string)
+  if (sideKeys[from].length > 0) {
     const decoded: Record<string, unknown> = { [ownKey]: body[keyIn] }
     for (const k of sides) decoded[k] = body[k]
     if (config !== undefined && hasOwn(config, "systemInstruction")) {
