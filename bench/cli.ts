@@ -17,7 +17,7 @@
  * double the time). Options: `--conversations=N`, `--runs=N` (timed runs per variant, the median is
  * reported), `--jobs=N` (0: no worker-thread variant), `--no-build` (use dist/ as it is), `--no-npm`,
  * `--big`, `--startup-only`, `--no-startup`, `--only=openai,google,...` (only the directions to those
- * targets or from those sources), `--cli=PATH` (another compiled CLI, e.g. an older build, in place of
+ * targets or from those sources), `--decode-only` (only `--from X --to canonical`), `--cli=PATH` (another compiled CLI, e.g. an older build, in place of
  * dist/bin/cli.js).
  */
 import { execFileSync, spawn } from "node:child_process"
@@ -202,6 +202,13 @@ const name = (d: Direction) => d.from === "canonical" ? `--to ${d.to}` : `--from
 
 const main = async () => {
   if (argv.includes("--startup-only")) directions.length = 0
+  if (argv.includes("--decode-only")) {
+    directions.splice(
+      0,
+      directions.length,
+      ...directions.filter((d) => d.from !== "canonical")
+    )
+  }
   const only = option("only", "")
   if (only !== "") {
     const keep = directions.filter((d) => only.split(",").includes(d.from === "canonical" ? d.to : d.from))
