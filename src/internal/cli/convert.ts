@@ -337,7 +337,10 @@ export const run = async (options: Options, io: Io): Promise<number> => {
     filename: worker,
     minThreads: options.jobs,
     maxThreads: options.jobs,
-    idleTimeout: 1000
+    idleTimeout: 1000,
+    // a worker's young generation capped at 8 MB: each worker's heap is part of the peak RSS, and a
+    // block's garbage is short-lived (docs/performance.md, "convert --jobs N")
+    resourceLimits: { maxYoungGenerationSizeMb: 8 }
   })
   const window = pool === undefined ? 1 : 2 * options.jobs
   const inFlight: Array<Promise<{ readonly done: Done } | { readonly error: unknown }>> = []
