@@ -309,7 +309,8 @@ export const convert: Command = {
       name: "aligned",
       key: "aligned",
       kind: "boolean",
-      description: "one output line per input line: a failed record writes null, a blank line a blank line"
+      description:
+        "one output line per input line (--json-seq: per record; --parquet: per row): a failed record writes null, a blank line a blank line"
     },
     {
       name: "failures",
