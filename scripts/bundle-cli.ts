@@ -19,13 +19,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const bin = path.join(root, "dist", "bin")
 const entry = path.join(bin, "cli.js")
 // the worker threads of `convert --jobs N`: their own entry, found beside the chunk that starts them
-// (`new URL("./worker.js", import.meta.url)`); piscina, which starts them, stays a dependency
-// (it runs its own worker script from node_modules)
+// (`new URL("./worker.js", import.meta.url)`)
 const worker = path.join(root, "dist", "internal", "cli", "worker.js")
 
 const result = await esbuild.build({
   entryPoints: [entry, { in: worker, out: "worker" }],
-  external: ["piscina"],
   bundle: true,
   splitting: true,
   format: "esm",

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # npm run test:package: the package as users install it. Packs it, installs the tarball into empty
 # projects and checks, from the installed files only:
-#   1. a transcript converter installs openreward-effect, effect and the CLI's worker pool (piscina)
-#      and nothing else (no @effect/* package lands in node_modules), and its strict ESM and
-#      CommonJS programs type-check (module nodenext, exactOptionalPropertyTypes, skipLibCheck off)
-#      and run;
+#   1. a transcript converter installs openreward-effect and effect and nothing else (no @effect/*
+#      package lands in node_modules), and its strict ESM and CommonJS programs type-check
+#      (module nodenext, exactOptionalPropertyTypes, skipLibCheck off) and run;
 #   2. the exports map: every public module resolves, bin/internal/index do not;
 #   3. the CLI from the installed package (`npx openreward-effect --help`, a `convert`, `--jobs 2` on
 #      the bundled worker entry, gzip and Parquet input), in a project that also installs the optional
@@ -29,7 +28,7 @@ for wanted in dist/index.js dist/index.d.ts dist/bin/cli.js bin/openreward-effec
 done
 echo "$(wc -l < "$work/files.txt") files, $(du -k "$tarball" | cut -f1) kB packed"
 
-echo "== a transcript converter: openreward-effect, effect and piscina only"
+echo "== a transcript converter: openreward-effect and effect only"
 consumer="$work/converter"
 mkdir -p "$consumer"
 cd "$consumer"
@@ -39,8 +38,8 @@ installed="$(npm ls --all --parseable | sed -E 's|.*/node_modules/||' | grep -v 
 echo "installed: $(echo "$installed" | tr '\n' ' ')"
 # Nothing but openreward-effect, effect and effect's own dependencies: no @effect/* package.
 if echo "$installed" | grep -q "^@effect/"; then echo "a converter got: $(echo "$installed" | grep "^@effect/")"; exit 1; fi
-# and nothing beyond effect's own dependencies, piscina and its optional native helper
-unexpected="$(echo "$installed" | grep -vxE 'openreward-effect|effect|@standard-schema/spec|fast-check|pure-rand|piscina|@napi-rs/nice(-[a-z0-9-]+)?' || true)"
+# and nothing beyond effect's own dependencies (the CLI's Parquet reader is bundled into it)
+unexpected="$(echo "$installed" | grep -vxE 'openreward-effect|effect|@standard-schema/spec|fast-check|pure-rand' || true)"
 if [ -n "$unexpected" ]; then echo "a converter got packages it should not: $unexpected"; exit 1; fi
 echo "node_modules: $(du -sk node_modules | cut -f1) kB ($(du -sk node_modules/effect | cut -f1) kB of it effect)"
 

@@ -333,15 +333,13 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   if (options.jobs > 1 && options.framing !== "document" && worker === undefined) {
     io.stderr.write(`${program} convert: --jobs needs the compiled CLI (npm run cli); converting in one thread\n`)
   }
-  const pool = worker === undefined ? undefined : new (await import("piscina")).Piscina({
-    filename: worker,
-    minThreads: options.jobs,
-    maxThreads: options.jobs,
-    idleTimeout: 1000,
-    // a worker's young generation capped at 8 MB: each worker's heap is part of the peak RSS, and a
-    // block's garbage is short-lived (docs/performance.md, "convert --jobs N")
-    resourceLimits: { maxYoungGenerationSizeMb: 8 }
-  })
+  // a worker's young generation capped at 8 MB: each worker's heap is part of the peak RSS, and a
+  // block's garbage is short-lived (docs/performance.md, "convert --jobs N")
+  const pool = worker === undefined
+    ? undefined
+    : (await import("./pool.js")).make<EngineModule.Task, Worker.Reply>(worker, options.jobs, {
+      maxYoungGenerationSizeMb: 8
+    })
   const window = pool === undefined ? 1 : 2 * options.jobs
   const inFlight: Array<Promise<{ readonly done: Done } | { readonly error: unknown }>> = []
   const settle = async () => {
@@ -352,7 +350,7 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   const submit = async (task: EngineModule.Task, transfer?: ArrayBuffer) => {
     const running: Promise<Done> = pool === undefined
       ? Engine.run(engine, task)
-      : pool.run(task, transfer === undefined ? {} : { transferList: [transfer] }) as Promise<Worker.Reply>
+      : pool.run(task, transfer === undefined ? [] : [transfer])
     inFlight.push(running.then((done) => ({ done }), (error: unknown) => ({ error })))
     while (inFlight.length >= window) await settle()
   }

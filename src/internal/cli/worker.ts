@@ -1,25 +1,31 @@
 /**
- * The worker threads of `convert --jobs N` (a `piscina` pool): each builds the engine once, for the
- * options of its first task (every task of a run has the same), and converts the blocks it is sent.
- * The output comes back as UTF-8 bytes, moved rather than copied, so the main thread only writes it.
+ * A worker thread of `convert --jobs N` (`pool.ts`): builds the engine once, for the options of its
+ * first task (every task of a run has the same), and converts the blocks it is sent. The output goes
+ * back as UTF-8 bytes, moved rather than copied, so the main thread only writes it.
  *
  * @internal
  */
-import { move, transferableSymbol, valueSymbol } from "piscina"
+import { parentPort } from "node:worker_threads"
 import * as Engine from "./engine.js"
-
-let engine: Promise<Engine.Engine> | undefined
-
-const encoder = new TextEncoder()
+import type * as Pool from "./pool.js"
 
 /** What a task gives back: the result, its output as bytes. */
 export type Reply = Omit<Engine.Result, "out"> & { readonly bytes: Uint8Array }
 
-/** One task. */
-export default async (task: Engine.Task): Promise<unknown> => {
+let engine: Promise<Engine.Engine> | undefined
+const encoder = new TextEncoder()
+
+parentPort?.on("message", (task: Engine.Task) => {
   engine ??= Engine.make(task.options)
-  const { out, ...rest } = await Engine.run(await engine, task)
-  const reply: Reply = { ...rest, bytes: encoder.encode(out) }
-  // a transferable wrapper, marked to be moved: `reply` arrives, its bytes' buffer transferred
-  return move({ [transferableSymbol]: [reply.bytes.buffer], [valueSymbol]: reply })
-}
+  engine.then((e) => Engine.run(e, task)).then(
+    ({ out, ...rest }) => {
+      const bytes = encoder.encode(out)
+      const message: Pool.Message<Reply> = { ok: { ...rest, bytes } }
+      parentPort!.postMessage(message, [bytes.buffer as ArrayBuffer])
+    },
+    (error: unknown) => {
+      const message: Pool.Message<Reply> = { error: error instanceof Error ? error.message : String(error) }
+      parentPort!.postMessage(message)
+    }
+  )
+})
