@@ -9,8 +9,6 @@
  *
  * @internal
  */
-import { isUtf8 } from "node:buffer"
-
 /** One record's text and where it starts. */
 export interface Text {
   readonly line: number
@@ -71,6 +69,17 @@ export const firstInvalid = (bytes: Uint8Array, start = 0, end = bytes.length): 
 export const lastNewline = (bytes: Uint8Array): number => bytes.lastIndexOf(10)
 
 const decoder = new TextDecoder("utf-8")
+/** Throws on the first byte that is not UTF-8 (the standard decoder: no Node built-in needed). */
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** The text of `bytes` when they are all UTF-8, else `undefined`. */
+const utf8Text = (bytes: Uint8Array): string | undefined => {
+  try {
+    return strict.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The lines of `block` (bytes that end at a newline, or the input's last bytes), the first being
@@ -87,8 +96,8 @@ export const eachLine = (
 ): number => {
   let start = inputOffset === 0 && hasBom(block) ? 3 : 0
   let line = firstLine
-  if (isUtf8(start === 0 ? block : block.subarray(start))) {
-    const text = decoder.decode(start === 0 ? block : block.subarray(start))
+  const text = utf8Text(start === 0 ? block : block.subarray(start))
+  if (text !== undefined) {
     let from = 0
     let end = text.indexOf("\n")
     while (end !== -1) {
