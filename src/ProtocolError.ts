@@ -47,7 +47,9 @@
  *
  * @since 0.2.0
  */
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import { reprList, reprString } from "./internal/server/python.js"
 
 const TypeIdKey = "~openreward-effect/ProtocolError"
@@ -613,6 +615,45 @@ export const ProtocolError = Schema.Union(
  * @since 0.2.0
  */
 export type Class = Schema.Schema.AnyNoContext & { readonly Type: ProtocolError }
+
+/**
+ * The status of an error class, read from its annotation (`HttpApiSchema.getStatusError` reads the
+ * same).
+ *
+ * @example
+ * ```ts
+ * import * as ProtocolError from "openreward-effect/ProtocolError"
+ * import * as Protocol from "openreward-effect/Protocol"
+ *
+ * console.log(Protocol.routes.call.errors.map((error) => `${ProtocolError.statusOf(error)} ${error._tag}`))
+ * ```
+ *
+ * ```text output
+ * [
+ *   '500 InternalError',
+ *   '503 ShuttingDown',
+ *   '413 ContentTooLarge',
+ *   '400 UnparsableBody',
+ *   '422 ValidationFailed',
+ *   '400 MissingSessionId',
+ *   '404 SessionNotFound',
+ *   '410 SessionGone',
+ *   '503 SessionStarting'
+ * ]
+ * ```
+ *
+ * @category accessors
+ * @since 0.2.0
+ */
+export const statusOf = (error: Class): number => {
+  const ast = error.ast
+  const own = AST.getAnnotation<number>(ast, StatusAnnotationId)
+  const status = Option.isSome(own) ? own : Option.flatMap(
+    AST.getSurrogateAnnotation(ast),
+    (surrogate) => AST.getAnnotation<number>(surrogate, StatusAnnotationId)
+  )
+  return Option.getOrElse(status, () => 500)
+}
 
 /**
  * Is `u` one of the protocol's error answers?
