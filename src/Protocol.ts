@@ -601,25 +601,21 @@ const ready = [...existing, ProtocolError.SessionStarting] as const
  * @example
  * ```ts
  * import * as Protocol from "openreward-effect/Protocol"
+ * import * as ProtocolError from "openreward-effect/ProtocolError"
  * import * as Schema from "effect/Schema"
  *
  * const route = Protocol.routes.numTasks
- * console.log(route.method, Protocol.routePath(route, "lab"))
+ * console.log(route.method, Protocol.routePath(route, "lab"), route.answer)
+ * console.log(Schema.decodeUnknownSync(route.payload)({ split: "train" }))
  * console.log(Schema.decodeUnknownSync(route.success)({ num_tasks: 3 }))
- * console.log(route.errors.map((error) => error.identifier))
+ * console.log(route.errors.map((error) => `${ProtocolError.statusOf(error)} ${error._tag}`).join(", "))
  * ```
  *
  * ```text output
- * POST /lab/num_tasks
+ * POST /lab/num_tasks json
+ * { split: 'train' }
  * { num_tasks: 3 }
- * [
- *   'InternalError',
- *   'ShuttingDown',
- *   'ContentTooLarge',
- *   'UnparsableBody',
- *   'ValidationFailed',
- *   'InvalidSplit'
- * ]
+ * 500 InternalError, 503 ShuttingDown, 413 ContentTooLarge, 400 UnparsableBody, 422 ValidationFailed, 400 InvalidSplit
  * ```
  *
  * @category constants
