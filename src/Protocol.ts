@@ -822,5 +822,5 @@ export type RouteName = keyof typeof routes
  * @category constructors
  * @since 0.1.0
  */
-export const routePath = (route: Route, environment?: string | undefined): string =>
+export const routePath = (route: Pick<Route, "scope" | "path">, environment?: string | undefined): string =>
   route.scope === "root" || environment === undefined ? `/${route.path}` : `/${environment}/${route.path}`
