@@ -73,6 +73,13 @@ export * as Codec from "./Codec.js"
 export * as Protocol from "./Protocol.js"
 
 /**
+ * The protocol's error answers, as tagged errors that carry their HTTP status.
+ *
+ * @since 0.2.0
+ */
+export * as ProtocolError from "./ProtocolError.js"
+
+/**
  * The OpenAI Chat Completions format.
  *
  * @since 0.1.0
