@@ -95,8 +95,7 @@ const Short = Environment.make({
 
 const conversation = (reply: string) => [Message.user("Where is #4411?"), Message.assistant(reply)]
 
-const session = (client: Client.Service, name: string) =>
-  client.environment(name).session({ split: "train", index: 0 })
+const session = (client: Client.Service, name: string) => client.environment(name).session({ split: "train", index: 0 })
 
 // -----------------------------------------------------------------------------
 // against this library's real server
