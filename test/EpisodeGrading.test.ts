@@ -23,6 +23,7 @@ import * as Environment from "openreward-effect/Environment"
 import * as Episode from "openreward-effect/Episode"
 import * as Message from "openreward-effect/Message"
 import type * as ModelResponse from "openreward-effect/ModelResponse"
+import * as ModelStep from "openreward-effect/ModelStep"
 import * as OpenReward from "openreward-effect/Promise"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
@@ -222,6 +223,33 @@ layer(TestLive, { timeout: 30_000 })("Episode grading", (it) => {
           "They were:\n{\"n\": 1\nCall the tool again with its arguments as one JSON object."
       )
       assert.isTrue(Either.isRight(Conversation.validate(episode.conversation)))
+    }))
+
+  it.effect("a ready-made step keeps a turn cut at max_tokens, and the episode answers it", () =>
+    Effect.gen(function*() {
+      // Chat Completions answers: a call cut off mid-arguments, then the call that finishes.
+      const completions = [
+        { finish_reason: "length", call: { id: "c1", name: "tick", arguments: "{\"n\": 1" } },
+        { finish_reason: "tool_calls", call: { id: "c2", name: "done", arguments: "{}" } }
+      ].map(({ call, finish_reason }) => ({
+        choices: [{
+          index: 0,
+          finish_reason,
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }]
+          }
+        }]
+      }))
+      let sent = 0
+      const client = { chat: { completions: { create: () => Promise.resolve(completions[sent++]) } } }
+      const episode = yield* runOn("counter", ModelStep.openAiChat(client, { model: "m" }))
+      assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "done" })
+      assert.strictEqual(episode.turns, 2)
+      assert.deepStrictEqual(episode.conversation[1], Message.assistant([broken]))
+      assert.strictEqual(episode.calls[0]?.refusal?.reason, "invalid_arguments")
+      assert.include(resultText(episode.conversation[2]), "not a JSON object (not valid JSON)")
     }))
 
   it.effect("unknown tools and input the schema refuses are answered (the server's refusal), or fail with the option", () =>
