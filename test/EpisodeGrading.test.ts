@@ -120,7 +120,7 @@ const answer = (blocks: ReadonlyArray<Message.AssistantBlock>) =>
 const scripted = (turns: ReadonlyArray<ReadonlyArray<Message.AssistantBlock>>): Episode.Step => ({ turn }) =>
   answer(turns[Math.min(turn, turns.length - 1)]!)
 
-const runOn = (name: string, step: Episode.Step, options?: Episode.Options) =>
+const runOn = <E = never>(name: string, step: Episode.Step<E>, options?: Episode.Options) =>
   Effect.flatMap(Client.Client, (client) =>
     Effect.scoped(Effect.flatMap(
       client.environment(name, { variant: name }).session({ split: "train", index: 0 }),
