@@ -33,6 +33,8 @@
  *     UnknownSplit: (e) => `pick one of ${e.splits.join(", ")}`,
  *     ToolCallError: (e) => `tell the model: ${e.detail}`,
  *     ToolFailed: () => "end the rollout",
+ *     ScoreGroupUnsupported: () => "keep the pointwise rewards",
+ *     ScoreGroupFailed: (e) => `score the group again: ${e.detail}`,
  *     SessionTerminated: () => "start a new session",
  *     ConversionFailed: (e) => `pick another format: ${e.error.message}`
  *   })
