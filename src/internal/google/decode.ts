@@ -316,6 +316,19 @@ const responseContent = (
   return Either.right({ blocks, isError })
 }
 
+/**
+ * The key that makes a function call a fragment of one streamed in parts (`partialArgs` with
+ * arguments in them, or `willContinue: true`), or `undefined` for a whole call.
+ */
+const fragmentOf = (call: Format.InputFunctionCall): string | undefined => {
+  for (const key of ["partialArgs", "partial_args"] as const) {
+    const value = call[key]
+    if (isSet(value) && value.length > 0) return key
+  }
+  for (const key of ["willContinue", "will_continue"] as const) if (call[key] === true) return key
+  return undefined
+}
+
 /** One part of a content to canonical pieces. Placement by role is checked by the caller. */
 const decodePart = (
   part: Format.InputPart,
@@ -378,6 +391,17 @@ const decodePart = (
       return Either.map(image(data, at, location), (block) => [...signed, content(block)])
     case "function_call": {
       const { args, id, name } = data.value
+      const fragment = fragmentOf(data.value)
+      if (fragment !== undefined) {
+        return Either.left(
+          malformed(
+            [...at, data.key, fragment],
+            "a fragment of a function call whose arguments were streamed in parts: a transcript or a whole " +
+              "answer holds whole calls (decodeStream assembles the fragments of a stream)",
+            location
+          )
+        )
+      }
       const input = isSet(args) ? args : {}
       if (!isJsonObject(input)) {
         return Either.left(
