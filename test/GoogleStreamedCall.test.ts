@@ -90,8 +90,8 @@ describe("GoogleFormat.decodeStream: function-call arguments streamed in parts",
         },
         note: null,
         "odd key.with [brackets]": "quoted"
-      }),
-      Block.text("")
+      })
+      // the empty text part beside the finishReason holds nothing and is left out
     ])
     assert.strictEqual(response.stopReason, "tool_calls")
   })

@@ -795,6 +795,23 @@ describe("GoogleFormat.decodeStream", () => {
       assert.strictEqual(e._tag, "IncompleteStream")
     }))
 
+  it.effect("leaves out the empty text part Gemini sends beside the finishReason, not one that carries a signature", () =>
+    Effect.gen(function*() {
+      const chunk = (part: object, finishReason?: FinishReason) =>
+        gemini({ responseId: "e", candidates: [{ index: 0, content: { role: "model", parts: [part] }, finishReason }] })
+      const call = chunk({ functionCall: { name: "f", args: {} } })
+      const plain = yield* GoogleFormat.decodeStream(Stream.make(call, chunk({ text: "" }, FinishReason.STOP)))
+      assert.deepStrictEqual(plain.message.blocks, [Block.toolCall("call_e_0", "f", {})])
+      const signed = yield* GoogleFormat.decodeStream(
+        Stream.make(call, chunk({ text: "", thoughtSignature: "c2ln" }, FinishReason.STOP))
+      )
+      assert.deepStrictEqual(signed.message.blocks, [
+        Block.toolCall("call_e_0", "f", {}),
+        Block.reasoning("", { signature: "c2ln" }),
+        Block.text("")
+      ])
+    }))
+
   it.effect("merges the candidate's metadata over the chunks: snapshots keep the last, pieces keep every piece", () =>
     Effect.gen(function*() {
       const rating = { category: HarmCategory.HARM_CATEGORY_HARASSMENT, probability: HarmProbability.NEGLIGIBLE }

@@ -8,7 +8,8 @@
  *
  * - parts are appended, and a text part continues the text part before it when both are thoughts or
  *   both are not and at most one of them carries a `thoughtSignature` (the signature is kept: Gemini
- *   often sends it last, on an empty text part);
+ *   often sends it last, on an empty text part); an empty text part with nothing else in it (which
+ *   Gemini sends beside the `finishReason`) is left out: it holds nothing;
  * - a function call arrives whole, or in fragments (`partialArgs`, `willContinue`: Vertex AI and
  *   Gemini 3 streaming function-call arguments), which streamedCall.ts assembles into one whole call
  *   in the place of its first fragment;
@@ -54,6 +55,9 @@ const isText = (part: Json): boolean =>
   Object.keys(part).every((k) => k === "text" || k === "thought" || k === "thoughtSignature")
 
 const appendText = (parts: Array<Json>, part: Json): void => {
+  // an empty text part with nothing else (Gemini ends a stream with one, beside the finishReason)
+  // holds nothing; kept, it would be an empty text block, which Gemini refuses when it is sent back
+  if (isText(part) && part["text"] === "" && part["thoughtSignature"] === undefined) return
   const last = parts[parts.length - 1]
   if (
     last !== undefined && isText(last) && isText(part) && (last["thought"] === true) === (part["thought"] === true) &&
