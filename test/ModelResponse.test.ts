@@ -798,7 +798,14 @@ describe("GoogleFormat.decodeStream", () => {
   it.effect("leaves out the empty text part Gemini sends beside the finishReason, not one that carries a signature", () =>
     Effect.gen(function*() {
       const chunk = (part: object, finishReason?: FinishReason) =>
-        gemini({ responseId: "e", candidates: [{ index: 0, content: { role: "model", parts: [part] }, finishReason }] })
+        gemini({
+          responseId: "e",
+          candidates: [{
+            index: 0,
+            content: { role: "model", parts: [part] },
+            ...(finishReason === undefined ? {} : { finishReason })
+          }]
+        })
       const call = chunk({ functionCall: { name: "f", args: {} } })
       const plain = yield* GoogleFormat.decodeStream(Stream.make(call, chunk({ text: "" }, FinishReason.STOP)))
       assert.deepStrictEqual(plain.message.blocks, [Block.toolCall("call_e_0", "f", {})])
