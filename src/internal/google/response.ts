@@ -53,7 +53,7 @@ export const Candidate = Schema.Struct({
   finishReason: R.optional(Schema.String)
 })
 
-/** A `GenerateContentResponse` R.envelope. */
+/** A `GenerateContentResponse` envelope. */
 export const Envelope = Schema.Struct({
   candidates: R.optional(Schema.Array(Candidate)),
   promptFeedback: R.optional(Schema.Struct({
