@@ -237,7 +237,7 @@ export type DecodeOptionsOf<C> = C extends Decoder<any, infer O, any, any> ? O :
  * ```
  *
  * ```text output
- * {"turns":[{"role":"user","blocks":[{"type":"text","text":"Hi","detail":null}],"detail":null}]}
+ * {"turns":[{"role":"user","blocks":[{"text":"Hi","detail":null,"type":"text"}],"detail":null}]}
  * ```
  *
  * @category constructors

@@ -305,7 +305,7 @@ export const write = <T extends Target>(
  * ```
  *
  * ```text output
- * google has no place for reasoning: FIXME
+ * google has no place for reasoning: Gemini has no input form for plain-text reasoning; encode with { reasoning: "thought" } to send it as thought parts, or use the anthropic format
  * ```
  *
  * @category conversions
