@@ -20,6 +20,7 @@ import {
   type OpenRouterFormat,
   type Prompt
 } from "openreward-effect"
+import * as Throwing from "openreward-effect/Throwing"
 import { describe, expectTypeOf, it } from "vitest"
 
 const openAiToAnthropic = Codec.compose(OpenAiFormat.codec, AnthropicFormat.codec)
@@ -158,6 +159,15 @@ describe("Format.convert<F, T>", () => {
     expectTypeOf(Format.encode("google", [])).toEqualTypeOf<
       Either.Either<GoogleFormat.Wire, GoogleFormat.EncodeError>
     >()
+  })
+})
+
+describe("Throwing", () => {
+  it("writeOrThrow and convertOrThrow answer the target's Wire", () => {
+    expectTypeOf(Throwing.convertOrThrow([], { from: "openai", to: "anthropic" })).toEqualTypeOf<
+      AnthropicFormat.Wire
+    >()
+    expectTypeOf(Throwing.writeOrThrow("prompt", [])).toEqualTypeOf<Prompt.Encoded>()
   })
 })
 
