@@ -527,12 +527,23 @@ const inputSide = (codec: AnyDecoder): Schema.Schema<any, any> => {
   })
 }
 
-/** The type side of a pipeline's Schema: what the target reads (its `input`, which holds what it writes). */
+/**
+ * The type side of a pipeline's Schema: what the target reads (its `input`, which holds what it
+ * writes). A value it does not hold (given to `Schema.encode`) fails with `codec.decode`'s tagged
+ * error, as the encoded side does, so that every failure carries one.
+ */
 const wireSide = (codec: AnyDecoder): Schema.Schema<any, any> => {
   const holds = decodes(codec.input)
+  const check = (u: unknown, ast: AST.AST): Either.Either<unknown, ParseResult.ParseIssue> => {
+    if (holds(u)) return ParseResult.succeed(u)
+    const decoded = codec.decode(u)
+    return ParseResult.fail(
+      Either.isLeft(decoded) ? decodeIssue(ast, u, decoded.left) : new ParseResult.Type(ast, u)
+    )
+  }
   return Schema.declare([], {
-    decode: () => (u, _, ast) => holds(u) ? ParseResult.succeed(u) : ParseResult.fail(new ParseResult.Type(ast, u)),
-    encode: () => (u, _, ast) => holds(u) ? ParseResult.succeed(u) : ParseResult.fail(new ParseResult.Type(ast, u))
+    decode: () => (u, _, ast) => check(u, ast),
+    encode: () => (u, _, ast) => check(u, ast)
   }, { title: `${codec.name} wire`, [AST.SurrogateAnnotationId]: codec.input.ast })
 }
 
