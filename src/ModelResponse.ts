@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import type * as Json from "./Json.js"
 import type * as Message from "./Message.js"
 
 /**
@@ -75,4 +76,13 @@ export interface ModelResponse {
   readonly id?: string
   /** The model that answered, if the provider said. */
   readonly model?: string
+  /**
+   * What the provider sent about the answer as a whole that the fields above do not hold, under the
+   * provider's name (Gemini: `{ google: { usageMetadata, createTime, ... } }`, the usage record as
+   * sent beside the counts read from it); absent when there is nothing more. What belongs to the
+   * turn itself is in the message's and its blocks' `detail`.
+   *
+   * @since 0.2.0
+   */
+  readonly detail?: Json.JsonObject
 }
