@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { maxDepth, tooDeep } from "../plain.js"
 import { malformed, total } from "../wireInput.js"
@@ -76,7 +77,8 @@ const stopReasonOf = (
 }
 
 export const decodeResponse = (
-  response: unknown
+  response: unknown,
+  options?: Format.DecodeOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
   total(format, () => {
     const deep = tooDeep(response)
@@ -141,7 +143,7 @@ export const decodeResponse = (
       if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
         for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
       }
-      const decoded = decodeAssistantItem(value, where)
+      const decoded = decodeAssistantItem(value, where, options)
       if (Either.isLeft(decoded)) return Either.left(decoded.left)
       blocks.push(...decoded.right)
     }

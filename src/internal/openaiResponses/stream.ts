@@ -14,6 +14,7 @@ import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import { isRecord } from "../plain.js"
 import { decodeResponse } from "./response.js"
 
@@ -132,7 +133,10 @@ const step = (state: State, event: unknown, index: number): State => {
   return state
 }
 
-export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
+export const finish = (
+  state: State,
+  options?: Format.DecodeOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
@@ -148,11 +152,12 @@ export const finish = (state: State): Either.Either<ModelResponse.ModelResponse,
   const output = Array.isArray(listed) && listed.length > 0
     ? listed
     : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry.item)
-  return decodeResponse({ ...state.final, output })
+  return decodeResponse({ ...state.final, output }, options)
 }
 
 export const decodeStream = <E, R>(
-  events: Stream.Stream<unknown, E, R>
+  events: Stream.Stream<unknown, E, R>,
+  options?: Format.DecodeOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
   Effect.flatMap(
     StreamModule.runFold(
@@ -175,5 +180,5 @@ export const decodeStream = <E, R>(
         return { ...next, count: state.count + 1 }
       }
     ),
-    (state) => finish(state)
+    (state) => finish(state, options)
   )
