@@ -161,6 +161,14 @@ export interface Options {
    * `UnsupportedParameter`, `"report"` leaves it out and lists it in `losses`.
    */
   readonly unsupported?: "error" | "report" | undefined
+  /**
+   * What the codecs leave out by their formats' documented rules (`ConversionError.Lost`: an
+   * ignored request key, a message's `name`, a fine-tuning `weight`, `is_error` in the chat
+   * formats, a reasoning signature, ...): `"ignore"` (the default: not looked for, costs nothing),
+   * `"report"` (listed in `losses`, each at its path in the record, or in the conversation for what
+   * encoding lost), `"error"` (the record fails with the first, as `convert --strict` does).
+   */
+  readonly lost?: "ignore" | "report" | "error" | undefined
   /** The target format's encode options (as `XFormat.encode` takes them). */
   readonly encode?: { readonly [key: string]: unknown } | undefined
   /** The source format's decode options. */
@@ -187,11 +195,15 @@ export interface Converted {
 const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => ({
   read: from === "canonical"
     ? (input) => Format.read("canonical", input)
-    : (input) => Format.codecs[from].decode(input, options.decode),
-  write: (conversation) =>
+    : (input, onLoss) =>
+      Format.codecs[from].decode(input, onLoss === undefined ? options.decode : { ...options.decode, onLoss }),
+  write: (conversation, onLoss) =>
     options.to === "canonical" || options.to === "prompt"
       ? Format.write(options.to, conversation)
-      : Format.codecs[options.to].encode(conversation, options.encode)
+      : Format.codecs[options.to].encode(
+        conversation,
+        onLoss === undefined ? options.encode : { ...options.encode, onLoss }
+      )
 })
 
 /**
@@ -210,6 +222,7 @@ export const converter = (
     record: options.record,
     messagesAt: options.messagesAt,
     unsupported: options.unsupported,
+    lost: options.lost,
     casing: options.encode?.["casing"] === "camel" ? "camel" : "snake"
   }, codecsFor(options))
 

@@ -274,12 +274,29 @@ describe("cli convert", () => {
       /^MalformedInput: openai: malformed input at \$\.system: "system" is not a key of an openai /
     )
     assert.include(result.stderr, "pass --from anthropic")
-    // its request parameters are not conversation and are read past; any other key is an error
+    // its request parameters and keys of no conversation are read past, each counted as lost
     const body = { model: "gpt-4o", temperature: 0, messages: [{ role: "user", content: "hi" }] }
     assert.strictEqual((await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(body))).code, 0)
-    const odd = await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify({ ...body, foo: 1 }))
-    assert.strictEqual(odd.code, 1)
-    assert.match(odd.stderr, /^MalformedInput: openai: malformed input at \$\.foo: /)
+    const lines = [{ ...body, foo: 1 }, body].map((b) => JSON.stringify(b)).join("\n")
+    const odd = await cli(["convert", "--jsonl", "--from", "openai", "--to", "canonical"], lines)
+    assert.strictEqual(odd.code, 0, odd.stderr)
+    assert.strictEqual(odd.stdout.split("\n").length, 3)
+    // the first loss of each kind is shown, the summary counts them all
+    assert.include(
+      odd.stderr,
+      "lost: line 1: openai: model is lost at $.model (decode): a request parameter of the Chat Completions API"
+    )
+    assert.include(odd.stderr, "openai: foo is lost at $.foo (decode): not a request parameter")
+    assert.notInclude(odd.stderr, "lost: line 2")
+    assert.include(
+      odd.stderr,
+      "; lost by the formats' rules: openai model (decode) 2, openai temperature (decode) 2, openai foo (decode) 1 ("
+    )
+    // --strict: any loss fails its record
+    const strict = await cli(["convert", "--jsonl", "--strict", "--from", "openai", "--to", "canonical"], lines)
+    assert.strictEqual(strict.code, 1)
+    assert.match(strict.stderr, /^Lost: line 1: openai: model is lost at \$\.model \(decode\)/)
+    assert.include(strict.stderr, "0 converted, 2 failed")
   })
 
   it("hints at --from when the input looks like another format", async () => {
@@ -334,7 +351,11 @@ describe("cli convert", () => {
     // a fine-tuning line with an id: its record shape
     const sft = { id: 7, messages: [{ role: "user", content: "hi" }] }
     const bare = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
-    assert.include(bare.stderr, "pass --record openai-sft")
+    assert.strictEqual(bare.code, 0, bare.stderr)
+    assert.include(bare.stderr, "openai: id is lost at $.id (decode)")
+    const strictly = await cli(["convert", "--strict", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
+    assert.strictEqual(strictly.code, 1)
+    assert.include(strictly.stderr, "pass --record openai-sft")
     assert.strictEqual(
       (await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code,
       0
@@ -373,7 +394,8 @@ describe("cli convert", () => {
 })
 
 describe("cli options", () => {
-  type Covered<O> = { readonly [K in keyof Required<O>]: true }
+  // `onLoss` is the library's callback (Codec.Reporting), what `convert` itself passes: not a flag
+  type Covered<O> = { readonly [K in Exclude<keyof Required<O>, "onLoss">]: true }
   // A compile error here when a format gains an option: give it a flag in src/internal/cli/args.ts.
   const options: Covered<
     & OpenAiFormat.EncodeOptions

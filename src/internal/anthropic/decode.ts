@@ -251,6 +251,7 @@ const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessPro
 export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
   format,
   requestKeys: Wire.requestKeys,
+  api: "Messages API",
   issue: "deepest",
   depthLimit: true,
   target: (input): Decoder.Target<Format.Request | ReadonlyArray<Format.InputMessage>> | Decoder.Result<never, never> =>

@@ -306,6 +306,13 @@ export const convert: Command = {
         "a tool setting the target has no place for (a built-in tool, strict for google, ...): the record fails, or it is left out and reported"
     },
     {
+      name: "strict",
+      key: "strict",
+      kind: "boolean",
+      description:
+        "anything a conversion loses by the formats' documented rules (an ignored request key, a message's name, is_error, a signature, ...) fails the record; without it each is counted in the summary"
+    },
+    {
       name: "aligned",
       key: "aligned",
       kind: "boolean",

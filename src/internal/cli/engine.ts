@@ -23,6 +23,8 @@ export interface Options {
   readonly record: Shapes.Shape | "auto" | undefined
   readonly messagesAt: ReadonlyArray<string | number> | undefined
   readonly unsupported: "error" | "report"
+  /** `--strict`: anything a codec loses by its format's rules fails the record (else it is counted). */
+  readonly strict: boolean
   /** The `--to` format's encode options, as the library names them. */
   readonly encode: { readonly [key: string]: unknown }
   /** The `--from` format's decode options. */
@@ -42,10 +44,15 @@ export interface Failure {
   readonly path: ReadonlyArray<string | number>
 }
 
-/** One setting left out under `--unsupported report`. */
+/**
+ * One thing left out: a tool setting under `--unsupported report` (`rule` absent), or what a codec
+ * lost by its format's documented rules (`rule`: what is counted together in the summary, the
+ * format, direction and field).
+ */
 export interface Loss {
   readonly line: number
   readonly message: string
+  readonly rule?: string | undefined
 }
 
 /** What a block of records gave. */
@@ -81,7 +88,7 @@ const codecModule = (provider: string) => {
 const loadRead = async (from: Source, decode: { readonly [key: string]: unknown }): Promise<Read> => {
   if (from === "canonical") return (await import("../../Conversation.js")).decode
   const codec = await codecModule(from)
-  return (input) => codec.decode(input, decode)
+  return (input, onLoss) => codec.decode(input, onLoss === undefined ? decode : { ...decode, onLoss })
 }
 
 const loadWrite = async (to: Target, encode: { readonly [key: string]: unknown }): Promise<Write> => {
@@ -96,7 +103,8 @@ const loadWrite = async (to: Target, encode: { readonly [key: string]: unknown }
     }
     default: {
       const codec = await codecModule(to)
-      return (conversation) => codec.encode(conversation, encode as never)
+      return (conversation, onLoss) =>
+        codec.encode(conversation, (onLoss === undefined ? encode : { ...encode, onLoss }) as never)
     }
   }
 }
@@ -108,6 +116,7 @@ const specOf = (options: Options, overrides: Partial<Shapes.Spec> = {}): Shapes.
   record: options.record,
   messagesAt: options.messagesAt,
   unsupported: options.unsupported,
+  lost: options.strict ? "error" : "report",
   casing: options.encode["casing"] === "camel" ? "camel" : "snake",
   ...overrides
 })
@@ -178,7 +187,7 @@ export const make = async (options: Options) => {
     if (found === undefined) {
       found = how === "read"
         ? await build(
-          { ...spec, unsupported: "report" },
+          { ...spec, unsupported: "report", lost: "ignore" },
           options,
           reads,
           new Map([[JSON.stringify([spec.to, options.encode]), Either.right]])
@@ -270,7 +279,13 @@ export const make = async (options: Options) => {
       const { value: written, losses: lost, shape } = result.right
       out += JSON.stringify(written) + "\n"
       converted++
-      for (const loss of lost) losses.push({ line, message: `${loss._tag}: ${loss.message}` })
+      for (const loss of lost) {
+        losses.push(
+          loss._tag === "Lost"
+            ? { line, message: loss.message, rule: `${loss.format} ${loss.field} (${loss.direction})` }
+            : { line, message: `${loss._tag}: ${loss.message}` }
+        )
+      }
       if (shape !== undefined) shapes[shape] = (shapes[shape] ?? 0) + 1
     }
     const text = (line: number, t: string) => {
@@ -333,12 +348,21 @@ export const make = async (options: Options) => {
       records.forEach((r, i) => c.value(first + i, r))
       return c.finish()
     },
-    /** One document: its converted JSON (indented), or its failure. */
+    /** One document: its converted JSON (indented) and what it lost, or its failure. */
     document: async (
       record: unknown
-    ): Promise<{ readonly ok: true; readonly json: string } | { readonly ok: false; readonly failure: Failure }> => {
+    ): Promise<
+      | { readonly ok: true; readonly json: string; readonly losses: ReadonlyArray<string> }
+      | { readonly ok: false; readonly failure: Failure }
+    > => {
       const result = convert(record)
-      if (Either.isRight(result)) return { ok: true, json: JSON.stringify(result.right.value, null, 2) }
+      if (Either.isRight(result)) {
+        return {
+          ok: true,
+          json: JSON.stringify(result.right.value, null, 2),
+          losses: result.right.losses.map((loss) => `${loss._tag === "Lost" ? "" : `${loss._tag}: `}${loss.message}`)
+        }
+      }
       const error = result.left
       return {
         ok: false,

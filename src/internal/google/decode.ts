@@ -795,6 +795,7 @@ const target = (input: unknown): Decoder.Target<Read> | Decoder.Result<never, ne
 const sequence = {
   format: "google",
   requestKeys: Wire.requestKeys,
+  api: "Gemini API",
   issue: "specific",
   depthLimit: true,
   target

@@ -346,14 +346,15 @@ const atList = { messages: [], blocks }
 const atRequest = { messages: ["messages"], blocks }
 
 /**
- * The decoder of one of the formats: a message list, or a request body holding one whose keys must
- * be in `keys` (the format's `requestKeys`; any other is a `MalformedInput`), read by the one decode
+ * The decoder of one of the formats: a message list, or a request body holding one (its other keys
+ * checked against `keys`, the format's `requestKeys`: requestBody.ts), read by the one decode
  * sequence (internal/decoder.ts).
  */
 const decoderOf = (format: Format, keys: RequestBody.Keys) =>
   Decoder.make({
     format,
     requestKeys: keys,
+    api: format === "openai" ? "Chat Completions API" : "OpenRouter API",
     issue: "deepest",
     depthLimit: true,
     target: (

@@ -261,6 +261,7 @@ const describe = (u: unknown): string =>
 export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
   format,
   requestKeys: Wire.requestKeys,
+  api: "Responses API",
   issue: "deepest",
   depthLimit: true,
   target: (input): Target | Decoder.Result<Conversation.Conversation, never> => {
