@@ -19,6 +19,7 @@ import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import * as OpenRouter from "../openrouter/schema.js"
@@ -98,7 +99,7 @@ const base64DataUrl = /^data:(.*?);base64,/is
 /** The image of a base64 data URL, or `undefined` for any other URL. */
 const dataUrlImage = (url: string): Block.ImageBlock | undefined => {
   const match = base64DataUrl.exec(url)
-  return match === null ? undefined : Block.image(url.slice(match[0].length), match[1] ?? "")
+  return match === null ? undefined : Block.image(standard(url.slice(match[0].length)), match[1] ?? "")
 }
 
 const decodeImage = (

@@ -15,6 +15,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
 import { invalidToolArguments, parseToolArguments, unsupportedContent } from "../wireInput.js"
@@ -96,7 +97,10 @@ const decodePart = (
       const url = part.image_url
       const match = typeof url === "string" ? base64DataUrl.exec(url) : null
       if (typeof url === "string" && match !== null) {
-        return Either.right({ block: Block.image(url.slice(match[0].length), match[1] ?? ""), refusal: false })
+        return Either.right({
+          block: Block.image(standard(url.slice(match[0].length)), match[1] ?? ""),
+          refusal: false
+        })
       }
       return unsupported(
         at(where, typeof url === "string" ? "image_url" : "file_id"),
