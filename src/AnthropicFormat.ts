@@ -445,6 +445,14 @@ export interface EncodeOptions extends Codec.Reporting {
    * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
    */
   readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
+  /**
+   * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
+   * the Messages API rejects (`tool_use` ids must be unique). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
+   * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
+   * the call it pairs with by position (the first earlier call with its id that is unanswered, else
+   * the last), so calls and results stay paired.
+   */
+  readonly reusedToolCallIds?: "error" | "rename" | undefined
 }
 
 /**

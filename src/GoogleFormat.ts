@@ -495,6 +495,14 @@ export interface EncodeOptions extends Codec.Reporting {
    * `UnsupportedMessage` error. `"user"`: sent in place as a user turn with the same content.
    */
   readonly laterSystem?: "error" | "user" | undefined
+  /**
+   * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
+   * Gemini cannot pair by when `toolCallIds` sends the ids (without `toolCallIds`, responses are always named after the call they pair with by position). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
+   * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
+   * the call it pairs with by position (the first earlier call with its id that is unanswered, else
+   * the last), so calls and results stay paired.
+   */
+  readonly reusedToolCallIds?: "error" | "rename" | undefined
 }
 
 /**

@@ -116,6 +116,8 @@ const failedTool = [rich[0], toolOnly[1], {
   role: "user",
   blocks: [{ type: "tool_result", tool_call_id: "tc_1", is_error: true, blocks: [text("timeout")] }]
 }]
+// a trajectory that reuses its tool-call id (tau-bench does)
+const reusedIds = [...toolOnly, { role: "assistant", blocks: [text("again")] }, toolOnly[1], toolOnly[2]]
 const toolImage = [rich[0], toolOnly[1], {
   role: "user",
   blocks: [{
@@ -420,6 +422,7 @@ describe("cli options", () => {
     unsignedReasoning: true,
     reasoningWithoutId: true,
     systemRole: true,
+    reusedToolCallIds: true,
     encryptedReasoning: true
   }
 
@@ -454,6 +457,7 @@ describe("cli options", () => {
     ["google", "tool-errors", "error", failedTool],
     ["google", "reasoning", "thought", rich],
     ["anthropic", "unsigned-reasoning", "text", unsigned],
+    ["anthropic", "reused-tool-call-ids", "rename", reusedIds],
     ["openai-responses", "reasoning-without-id", "text", rich],
     ["openai-responses", "system-role", "developer", support],
     ["openai-responses", "tool-arguments", "json", toolOnly]
@@ -855,7 +859,9 @@ describe("cli datasets", () => {
     const failures = path.join(tmp, "corpus-failures.jsonl")
     const input = fs.readFileSync(inputs, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
     for (const to of ["canonical", "anthropic", "google", "openai-responses"]) {
-      const args = ["convert", "--jsonl", "--record", "body", "--from", "openai", "--to", to, "--aligned"]
+      // tau-bench reuses tool-call ids, which Anthropic refuses: renamed (the default refusal below)
+      const rename = to === "anthropic" ? ["--reused-tool-call-ids", "rename"] : []
+      const args = ["convert", "--jsonl", "--record", "body", "--from", "openai", "--to", to, "--aligned", ...rename]
       const result = await cli([...args, "--unsupported", "report", "--failures", failures, inputs])
       assert.strictEqual(result.code, 1)
       const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
@@ -880,6 +886,19 @@ describe("cli datasets", () => {
       })
       assert.match(result.stderr, /openreward-effect convert: 22 converted, 10 failed, 0 blank/)
     }
+    const strictIds = await cli([
+      "convert",
+      "--jsonl",
+      "--record",
+      "body",
+      "--from",
+      "openai",
+      "--to",
+      "anthropic",
+      inputs
+    ])
+    assert.include(strictIds.stderr, "is used by an earlier tool call, and the Messages API needs unique ids")
+    assert.include(strictIds.stderr, "(on the command line: --reused-tool-call-ids rename)")
   })
 
   it("input as people have it: a byte order mark, bytes that are not UTF-8, gzip in and out", async () => {

@@ -5,13 +5,15 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
+import { unique } from "../src/internal/toolCallIds.js"
 import { standardImages } from "./utils/base64.js"
 import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 /** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
 function normalize(conversation: Conversation.Conversation, options?: Options): Conversation.Conversation {
-  return standardImages(normalizeAsWritten(conversation, options))
+  // results pair with their calls by position (reused ids: src/internal/toolCallIds.ts)
+  return standardImages(normalizeAsWritten(unique(conversation), options))
 }
 
 // -----------------------------------------------------------------------------

@@ -126,6 +126,16 @@ export const formatFlags: ReadonlyArray<Flag> = [
       "a reasoning block without a signature: sent as thinking (the reference), as text, left out, or an error"
   },
   {
+    name: "reused-tool-call-ids",
+    key: "reusedToolCallIds",
+    kind: "choice",
+    choices: choice(["error", "rename"]),
+    default: "error",
+    appliesTo: { side: "to", formats: ["anthropic", "google"] },
+    description:
+      "a tool-call id an earlier call already has (google: with --tool-call-ids): an error, or renamed <id>~<n> in the call and the results paired with it"
+  },
+  {
     name: "later-system",
     key: "laterSystem",
     kind: "choice",

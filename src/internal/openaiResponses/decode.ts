@@ -113,10 +113,12 @@ const decodePart = (
   }
 }
 
+/** The parts of an item's `key` (a message's `content`, a function call output's `output`). */
 const decodeContent = (
   content: string | ReadonlyArray<Format.InputPart>,
   where: Where,
-  assistant: boolean
+  assistant: boolean,
+  key: "content" | "output" = "content"
 ): Either.Either<
   Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }>,
   ConversionError.UnsupportedContent
@@ -124,7 +126,7 @@ const decodeContent = (
   if (typeof content === "string") return Either.right([{ block: Block.text(content), refusal: false }])
   const out: Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }> = []
   for (let k = 0; k < content.length; k++) {
-    const decoded = decodePart(content[k]!, at(where, "content", k), assistant)
+    const decoded = decodePart(content[k]!, at(where, key, k), assistant)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     out.push(decoded.right)
   }
@@ -229,7 +231,7 @@ const toConversation = (
       continue
     }
     if (!isOther(item, itemTypes) && item.type === "function_call_output") {
-      const content = decodeContent(item.output, at(where, "output"), false)
+      const content = decodeContent(item.output, where, false, "output")
       if (Either.isLeft(content)) return Either.left(content.left)
       flushAssistant()
       results.push(Block.toolResult(item.call_id, content.right.map((p) => p.block)))
