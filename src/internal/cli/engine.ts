@@ -25,6 +25,8 @@ export interface Options {
   readonly unsupported: "error" | "report"
   /** `--strict`: anything a codec loses by its format's rules fails the record (else it is counted). */
   readonly strict: boolean
+  /** `--quiet`: no summary, so losses are not looked for (unless `strict`): nothing extra runs. */
+  readonly quiet?: boolean | undefined
   /** The `--to` format's encode options, as the library names them. */
   readonly encode: { readonly [key: string]: unknown }
   /** The `--from` format's decode options. */
@@ -116,7 +118,7 @@ const specOf = (options: Options, overrides: Partial<Shapes.Spec> = {}): Shapes.
   record: options.record,
   messagesAt: options.messagesAt,
   unsupported: options.unsupported,
-  lost: options.strict ? "error" : "report",
+  lost: options.strict ? "error" : options.quiet === true ? "ignore" : "report",
   casing: options.encode["casing"] === "camel" ? "camel" : "snake",
   ...overrides
 })
