@@ -96,6 +96,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Codec from "./Codec.js"
 import * as ConversionError from "./ConversionError.js"
 import * as DatasetError from "./DatasetError.js"
 import * as Format from "./Format.js"
@@ -192,19 +193,21 @@ export interface Converted {
 // converting
 // -----------------------------------------------------------------------------
 
-const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => ({
-  read: from === "canonical"
-    ? (input) => Format.read("canonical", input)
-    : (input, onLoss) =>
-      Format.codecs[from].decode(input, onLoss === undefined ? options.decode : { ...options.decode, onLoss }),
-  write: (conversation, onLoss) =>
-    options.to === "canonical" || options.to === "prompt"
-      ? Format.write(options.to, conversation)
-      : Format.codecs[options.to].encode(
-        conversation,
-        onLoss === undefined ? options.encode : { ...options.encode, onLoss }
-      )
-})
+/**
+ * The pipeline (`Codec.compose`) from each source format to `options.to`, with the options given;
+ * with `onLoss` (`lost` other than `"ignore"`), each side called with it added to its options.
+ */
+const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => {
+  const decoder: Codec.AnyDecoder = Format.decoders[from]
+  const encoder: Codec.AnyEncoder = Format.encoders[options.to]
+  const pipeline = Codec.compose<Codec.AnyDecoder, Codec.AnyEncoder>(decoder, encoder, options)
+  return {
+    read: (input, onLoss) =>
+      onLoss === undefined ? pipeline.decode(input) : decoder.decode(input, { ...options.decode, onLoss }),
+    write: (conversation, onLoss) =>
+      onLoss === undefined ? pipeline.encode(conversation) : encoder.encode(conversation, { ...options.encode, onLoss })
+  }
+}
 
 /**
  * A function that converts one record, built once for many: the codecs are chosen once. Pure, and

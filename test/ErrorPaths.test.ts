@@ -50,7 +50,10 @@ const replaceAt = (input: unknown, pick: number, value: unknown): unknown => {
   return go(input, 0)
 }
 
-const decode = (format: Format.Source, input: unknown) =>
+const decode = (
+  format: Format.Source,
+  input: unknown
+): Either.Either<unknown, { readonly path: ReadonlyArray<string | number>; readonly message: string }> =>
   format === "canonical" ? Format.read("canonical", input) : Format.codecs[format].decode(input)
 
 describe("every decode error's path exists in its input", () => {
