@@ -18,6 +18,7 @@ import {
   OpenAiFormat,
   type OpenAiResponsesFormat,
   type OpenRouterFormat,
+  type ShareGptFormat,
   type Prompt
 } from "openreward-effect"
 import * as Throwing from "openreward-effect/Throwing"
@@ -143,6 +144,7 @@ describe("Format.convert<F, T>", () => {
       readonly anthropic: AnthropicFormat.Wire
       readonly google: GoogleFormat.Wire
       readonly "openai-responses": OpenAiResponsesFormat.Wire
+      readonly sharegpt: ShareGptFormat.Wire
       readonly canonical: Conversation.Encoded
       readonly prompt: Prompt.Encoded
     }>()
