@@ -150,7 +150,11 @@ export const google: Rules<{
  * ShareGPT: docs/formats/sharegpt.md, losses: a `detail`, the error flag, tool-call ids, and
  * reasoning left out (`reasoning: "omit"`).
  */
-export const sharegpt: Rules<{ readonly reasoning?: "error" | "omit" | undefined }> = (conversation, options, report) => {
+export const sharegpt: Rules<{ readonly reasoning?: "error" | "omit" | undefined }> = (
+  conversation,
+  options,
+  report
+) => {
   detailLosses("sharegpt", conversation, report)
   errorFlagLosses("sharegpt", conversation, report, "an observation turn has no error flag (put the error in the text)")
   eachBlock(conversation, (block, i, j) => {

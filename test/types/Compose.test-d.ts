@@ -18,8 +18,8 @@ import {
   OpenAiFormat,
   type OpenAiResponsesFormat,
   type OpenRouterFormat,
-  type ShareGptFormat,
-  type Prompt
+  type Prompt,
+  type ShareGptFormat
 } from "openreward-effect"
 import * as Throwing from "openreward-effect/Throwing"
 import { describe, expectTypeOf, it } from "vitest"

@@ -798,7 +798,10 @@ const writeShareGpt = (settings: Settings, origins: Origins, problems: Array<Pro
     ])
   }
   unheld(
-    { ...(settings.choice === undefined ? {} : { choice: settings.choice }), ...(settings.parallel === undefined ? {} : { parallel: settings.parallel }) },
+    {
+      ...(settings.choice === undefined ? {} : { choice: settings.choice }),
+      ...(settings.parallel === undefined ? {} : { parallel: settings.parallel })
+    },
     origins,
     problems,
     "a ShareGPT record has tools only: no tool choice, no parallel-call setting"
