@@ -423,6 +423,7 @@ describe("cli options", () => {
     unsignedReasoning: true,
     reasoningWithoutId: true,
     systemRole: true,
+    systemPrompt: true,
     reusedToolCallIds: true,
     encryptedReasoning: true,
     invalidToolArguments: true
@@ -566,7 +567,7 @@ describe("cli usage", () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [
         ["convert", "--to", "gpt", file],
-        "--to must be one of openai, openrouter, anthropic, google, openai-responses, prompt, canonical; got \"gpt\""
+        "--to must be one of openai, openrouter, anthropic, google, openai-responses, sharegpt, prompt, canonical; got \"gpt\""
       ],
       [["convert", file], "--to is required"],
       [

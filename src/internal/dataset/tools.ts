@@ -792,7 +792,7 @@ const writeShareGpt = (settings: Settings, origins: Origins, problems: Array<Pro
       "tools",
       JSON.stringify(settings.tools.map((tool) => ({
         name: tool.name,
-        description: tool.description,
+        ...withDescription(tool),
         ...(tool.input_schema === null ? {} : { parameters: tool.input_schema })
       })))
     ])
