@@ -315,7 +315,9 @@ describe("cli convert", () => {
         "pass --from anthropic"
       ],
       [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"],
-      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"]
+      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"],
+      [{ id: 1, conversations: [{ from: "human", value: "hi" }] }, ["--from", "openai"], "pass --from sharegpt"],
+      [[{ from: "human", value: "hi" }, { from: "gpt", value: "yo" }], [], "pass --from sharegpt"]
     ]
     for (const [input, from, hint] of cases) {
       const result = await cli(["convert", "--to", "anthropic", ...from], JSON.stringify(input))
