@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import { Block, Codec, Conversation, type ConversionError, Format, Message } from "openreward-effect"
 import * as ShareGptFormat from "openreward-effect/ShareGptFormat"
 import { codecLaws } from "./utils/codecLaws.js"
+import { guardLaws } from "./utils/guardLaws.js"
 
 type Options = ShareGptFormat.EncodeOptions
 
@@ -324,5 +325,28 @@ describe("ShareGptFormat.encode", () => {
     assert.deepStrictEqual(right(Format.convert(openai, { from: "openai", to: "sharegpt" })), {
       conversations: [{ from: "human", value: "hi" }]
     })
+  })
+})
+
+describe("ShareGptFormat.decode: one declaration, read by the guard and the Schema", () => {
+  guardLaws("Record", ShareGptFormat.InputRecord, { onExcessProperty: "ignore" })
+  guardLaws("turns", Schema.Array(ShareGptFormat.InputTurn), { onExcessProperty: "ignore" })
+
+  it("never throws on hostile function_call values: deep nesting, huge numbers, not objects", () => {
+    const deep = "{\"name\": \"f\", \"arguments\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}"
+    const deepString = "{\"name\": \"f\", \"arguments\": " + JSON.stringify("[".repeat(100_000) + "]".repeat(100_000)) +
+      "}"
+    for (
+      const value of [deep, deepString, "{\"name\": \"f\", \"arguments\": {\"n\": 1e400}}", "null", "[1]", "\"f\""]
+    ) {
+      const result = ShareGptFormat.decode([{ from: "function_call", value }])
+      if (Either.isLeft(result)) assert.include(ShareGptFormat.decodeErrors, result.left._tag)
+      else assert.isTrue(Either.isRight(Conversation.validate(result.right)))
+    }
+    const huge = left(
+      ShareGptFormat.decode([{ from: "function_call", value: "{\"name\": \"f\", \"arguments\": {\"n\": 1e400}}" }])
+    )
+    assert.strictEqual(huge._tag, "InvalidToolArguments")
+    if (huge._tag === "InvalidToolArguments") assert.strictEqual(huge.reason, "a number is too large to represent")
   })
 })

@@ -26,7 +26,7 @@ import * as Message from "../../Message.js"
 import type * as ShareGpt from "../../ShareGptFormat.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import { isRecord } from "../plain.js"
+import { isRecord, maxDepth, tooDeep } from "../plain.js"
 import { decodeLoss } from "../report.js"
 import * as Input from "../wireInput.js"
 import * as Wire from "./schema.js"
@@ -114,8 +114,13 @@ const decodeCalls = (
     } else if (isJsonObject(args)) {
       calls.push(Block.toolCall(id, call.name, Guard.copyJsonObject(args)))
     } else {
-      const raw = JSON.stringify(args) ?? String(args)
-      const reason = `expected a JSON object, actual ${Input.describe(args)}`
+      // the call's own text is the raw arguments' place in the input
+      const raw = turn.value
+      const reason = !isRecord(args)
+        ? `expected a JSON object, actual ${Input.describe(args)}`
+        : tooDeep(args) !== undefined
+        ? `nested more than ${maxDepth} levels deep`
+        : "a number is too large to represent"
       if (options.invalidToolArguments === "keep") {
         calls.push(Block.toolCallWithInvalidArguments(id, call.name, { raw, reason }))
       } else {
