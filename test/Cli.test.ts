@@ -18,6 +18,7 @@ import type * as GoogleFormat from "openreward-effect/GoogleFormat"
 import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
+import type * as ShareGptFormat from "openreward-effect/ShareGptFormat"
 import * as Args from "../src/internal/cli/args.js"
 import { main } from "../src/internal/cli/main.js"
 import * as CompiledCli from "./utils/compiledCli.js"
@@ -407,9 +408,11 @@ describe("cli options", () => {
     & AnthropicFormat.EncodeOptions
     & GoogleFormat.EncodeOptions
     & OpenAiResponsesFormat.EncodeOptions
+    & ShareGptFormat.EncodeOptions
     & OpenAiFormat.DecodeOptions
     & OpenRouterFormat.DecodeOptions
     & OpenAiResponsesFormat.DecodeOptions
+    & ShareGptFormat.DecodeOptions
   > = {
     reasoningField: true,
     reasoningOnToolCalls: true,
