@@ -442,15 +442,32 @@ export interface EncodeOptions {
    * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
    */
   readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
+  /**
+   * What to do with a provider block (`Block.ProviderBlock`) of another provider: `"error"`
+   * (default): an `UnsupportedBlock` error; `"omit"`: leave it out; `"text"`: a text block of what
+   * `Prompt.flatten` renders for it. Anthropic's own provider blocks are always written back as
+   * they came.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
- * Decoding options (none yet: every accepted shape is read the same way).
+ * Decoding options.
  *
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions {
+  /**
+   * What to do with content the canonical model has no block for: server tools' calls and results
+   * (`server_tool_use`, `web_search_tool_result`, `code_execution_tool_result`, ...), MCP calls,
+   * `compaction`, `fallback`, a `tool_use` that Anthropic's code execution made and ran, documents,
+   * images by URL or file: `"refuse"` (default): an `UnsupportedContent` error naming it; `"keep"`:
+   * a provider block (`Block.provider("anthropic", type, block)`) holding the block as it came,
+   * which `encode` writes back unchanged.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -552,17 +569,26 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encod
 // -----------------------------------------------------------------------------
 
 /**
- * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
- * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
- * caller chooses not to keep: the server-tool blocks (`server_tool_use`, `web_search_tool_result`,
- * `web_fetch_tool_result`, `code_execution_tool_result`, ...). Without it, such a block is an
- * `UnsupportedContent` error. (`redacted_thinking` is read as {@link decode} reads it, and can be
- * left out too.)
+ * Options of {@link decodeResponse} and {@link decodeStream}.
  *
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends responseDecoder.ResponseOptions {}
+export interface ResponseOptions extends DecodeOptions {
+  /**
+   * Content block types to leave out of the assistant turn instead of reading them (a
+   * `redacted_thinking`, say). Prefer `providerContent: "keep"` for server-tool blocks: the API
+   * needs them back on the next turn.
+   */
+  readonly omit?: ReadonlyArray<string> | undefined
+  /**
+   * {@link decodeStream} only: which message to read, by position, when the stream holds several
+   * one after another (a recording of several requests' streams). Without it such a stream is a
+   * `MultipleChoices` error: each message is a separate answer, never folded into one turn.
+   */
+  readonly message?: number | undefined
+}
+
 
 /**
  * Read an Anthropic `Message`, as `messages.create` returns it, into a

@@ -37,6 +37,11 @@ export interface StepInput {
   readonly tools: ReadonlyArray<Protocol.ToolSpec>
   /** Model turns so far: 0 for the first call. */
   readonly turn: number
+  /**
+   * The episode's `providerContent` ({@link Options}): how the step should read content its provider
+   * hosts. The ready-made steps (`ModelStep`) follow it unless given their own.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 /**
@@ -133,6 +138,14 @@ export interface Episode<E = never> {
 export interface Options {
   /** The most model turns an episode may take (default 16). */
   readonly maxTurns?: number | undefined
+  /**
+   * Content the model's provider hosts (a web search's call and results, code execution, MCP
+   * calls, ...), passed to the step as `StepInput.providerContent`: `"refuse"` (the ready-made
+   * steps' default) makes such an answer a step failure (`UnsupportedContent`); `"keep"` keeps it
+   * in the conversation as provider blocks, which the next request sends back unchanged, as the
+   * provider requires. Tool calls the provider ran itself are never run through the session.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 /**
@@ -211,7 +224,14 @@ export const run = <E, R>(
 
     while (true) {
       if (state.turns >= maxTurns) return finishOn({ _tag: "TurnLimit", maxTurns })
-      const answer = yield* Effect.either(step({ conversation: state.conversation, tools, turn: state.turns }))
+      const answer = yield* Effect.either(
+        step({
+          conversation: state.conversation,
+          tools,
+          turn: state.turns,
+          ...(options?.providerContent === undefined ? {} : { providerContent: options.providerContent })
+        })
+      )
       if (Either.isLeft(answer)) return finishOn({ _tag: "Failed", error: answer.left })
       const response = answer.right
       const turn = state.turns

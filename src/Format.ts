@@ -101,15 +101,41 @@ export const sources: ReadonlyArray<Source> = ["canonical", ...Provider.formats]
 export const targets: ReadonlyArray<Target> = [...Provider.formats, "prompt", "canonical"]
 
 /**
- * Convert a canonical conversation to a provider's wire shape, with that format's default options.
+ * The options every format's `encode` has, and what {@link encode} passes on: `providerContent`,
+ * what to do with a provider block (`Block.ProviderBlock`) of another provider (an `UnsupportedBlock`
+ * error by default, `"omit"` to leave it out, `"text"` for its text as `Prompt.flatten` renders it).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface EncodeOptions {
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+}
+
+/**
+ * The options every format's `decode` has, and what {@link decode} passes on: `providerContent`,
+ * what to do with content a provider's API hosts that the canonical model has no block for (an
+ * `UnsupportedContent` error by default, `"keep"` to keep it as a provider block).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface DecodeOptions {
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
+
+/**
+ * Convert a canonical conversation to a provider's wire shape, with that format's default options
+ * but for `options`.
  *
  * @category encoding
  * @since 0.1.0
  */
 export const encode = <P extends Provider.Format>(
   provider: P,
-  conversation: Conversation.Conversation
-): Either.Either<Wire[P], ConversionError.EncodeError> => codecs[provider].encode(conversation)
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
+): Either.Either<Wire[P], ConversionError.EncodeError> => codecs[provider].encode(conversation, options)
 
 /**
  * Read a provider transcript (untrusted JSON) into a canonical conversation.
@@ -119,32 +145,35 @@ export const encode = <P extends Provider.Format>(
  */
 export const decode = (
   provider: Provider.Format,
-  input: unknown
-): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => codecs[provider].decode(input)
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<Conversation.Conversation, ConversionError.DecodeError> => codecs[provider].decode(input, options)
 
 /**
  * Read a conversation from any source format: `canonical` decodes strictly (unknown block types are
- * errors).
+ * errors; provider blocks are canonical blocks, read whatever `options` say).
  *
  * @category decoding
  * @since 0.1.0
  */
 export const read = (
   source: Source,
-  input: unknown
+  input: unknown,
+  options?: DecodeOptions
 ): Either.Either<Conversation.Conversation, ConversionError.ConversionError> =>
-  source === "canonical" ? Conversation.decode(input) : decode(source, input)
+  source === "canonical" ? Conversation.decode(input) : decode(source, input, options)
 
 /**
  * Write a conversation to any target format as JSON-ready data: a provider's wire shape, the
- * canonical wire JSON, or the flattened `/prompt` blocks.
+ * canonical wire JSON, or the flattened `/prompt` blocks (`options` are the provider's).
  *
  * @category encoding
  * @since 0.1.0
  */
 export const write = (
   target: Target,
-  conversation: Conversation.Conversation
+  conversation: Conversation.Conversation,
+  options?: EncodeOptions
 ): Either.Either<unknown, ConversionError.ConversionError> => {
   switch (target) {
     case "canonical":
@@ -152,7 +181,7 @@ export const write = (
     case "prompt":
       return Either.right(Prompt.encode(Prompt.flatten(conversation)))
     default:
-      return encode(target, conversation)
+      return encode(target, conversation, options)
   }
 }
 
@@ -164,6 +193,14 @@ export const write = (
  */
 export const convert = (
   input: unknown,
-  options: { readonly from: Source; readonly to: Target }
+  options: {
+    readonly from: Source
+    readonly to: Target
+    readonly decode?: DecodeOptions | undefined
+    readonly encode?: EncodeOptions | undefined
+  }
 ): Either.Either<unknown, ConversionError.ConversionError> =>
-  Either.flatMap(read(options.from, input), (conversation) => write(options.to, conversation))
+  Either.flatMap(
+    read(options.from, input, options.decode),
+    (conversation) => write(options.to, conversation, options.encode)
+  )

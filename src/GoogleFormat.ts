@@ -489,15 +489,27 @@ export interface EncodeOptions {
    * `UnsupportedMessage` error. `"user"`: sent in place as a user turn with the same content.
    */
   readonly laterSystem?: "error" | "user" | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`) of another provider: `"error"` (default): an
+   * `UnsupportedBlock` error; `"omit"`: left out; `"text"`: a text part of what `Prompt.flatten`
+   * renders for it. Google's own provider blocks are written back as the parts they came as.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
- * Decoding options (none yet: every accepted shape is read the same way).
+ * Decoding options.
  *
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions {
+  /**
+   * Content Gemini hosts that the canonical model has no block for: `"refuse"` (default): an
+   * `UnsupportedContent` error naming it; `"keep"`: a provider block holding the part as it came.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -611,12 +623,12 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encod
  * candidate to read when the response holds several (`candidateCount > 1`); without it such a
  * response is a `MultipleChoices` error. `toolCallIdPrefix`: how the ids of function calls that
  * came without one begin (default `call_<responseId>`, or `call_<hash of the parts>` without a
- * response id); the part's index follows.
+ * response id); the part's index follows. `providerContent`: as {@link DecodeOptions} says.
  *
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends responseDecoder.ResponseOptions {}
+export interface ResponseOptions extends responseDecoder.ResponseOptions, DecodeOptions {}
 
 /**
  * Read a Gemini `GenerateContentResponse`, as `models.generateContent` returns it, or one of its

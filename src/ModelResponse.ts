@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import type * as Json from "./Json.js"
 import type * as Message from "./Message.js"
 
 /**
@@ -75,4 +76,11 @@ export interface ModelResponse {
   readonly id?: string
   /** The model that answered, if the provider said. */
   readonly model?: string
+  /**
+   * What else the answer carries that the fields above do not hold, as the provider sent it, under
+   * the provider's name: for Anthropic `{anthropic: {usage, container, context_management,
+   * stop_sequence, stop_details, ...}}` (every field of the `Message` but its content, `id`,
+   * `model`, `type`, `role` and `stop_reason`; `null` ones left out). Absent when there is nothing.
+   */
+  readonly detail?: Json.JsonObject
 }

@@ -70,6 +70,22 @@ export interface Options<A extends ApiRequest.Api> {
   readonly stream?: boolean | undefined
   /** Options of the request conversion ({@link ApiRequest.make}). */
   readonly request?: ApiRequest.Options<A> | undefined
+  /**
+   * Content the provider hosts (server tools' calls and results, code execution, MCP calls, ...):
+   * `"refuse"` (default): the answer is an `UnsupportedContent` error naming it; `"keep"`: kept in
+   * the turn as provider blocks, which the next request sends back as they came. Without it, the
+   * episode's `providerContent` ({@link Episode.Options}) decides.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
+
+/** The `providerContent` a step reads its answer with: its own option, else the episode's. */
+const decodeOptions = (
+  options: { readonly providerContent?: "refuse" | "keep" | undefined } | undefined,
+  input: Episode.StepInput
+): { readonly providerContent?: "refuse" | "keep" | undefined } => {
+  const providerContent = options?.providerContent ?? input.providerContent
+  return providerContent === undefined ? {} : { providerContent }
 }
 
 /** Parameters a step passes through: everything but what the step itself fills in. */
@@ -192,8 +208,8 @@ export const openAiChat = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenAiFormat.decodeResponse(u),
-      (events) => OpenAiFormat.decodeStream(events)
+      (u) => OpenAiFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => OpenAiFormat.decodeStream(events, decodeOptions(options, input))
     ))
 
 /**
@@ -218,8 +234,8 @@ export const openRouter = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenRouterFormat.decodeResponse(u),
-      (events) => OpenRouterFormat.decodeStream(events)
+      (u) => OpenRouterFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => OpenRouterFormat.decodeStream(events, decodeOptions(options, input))
     ))
 
 /**
@@ -261,8 +277,8 @@ export const anthropic = (
     answer(
       "anthropic",
       () => client.messages.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => AnthropicFormat.decodeResponse(u),
-      (events) => AnthropicFormat.decodeStream(events)
+      (u) => AnthropicFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => AnthropicFormat.decodeStream(events, decodeOptions(options, input))
     ))
 
 /**
@@ -284,7 +300,7 @@ export const google = (
     return answer(
       "google",
       () => options?.stream === true ? client.models.generateContentStream(body) : client.models.generateContent(body),
-      (u) => GoogleFormat.decodeResponse(u),
-      (events) => GoogleFormat.decodeStream(events)
+      (u) => GoogleFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => GoogleFormat.decodeStream(events, decodeOptions(options, input))
     )
   })

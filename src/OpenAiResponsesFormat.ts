@@ -494,15 +494,29 @@ export interface EncodeOptions {
    * them, the same text the `openai` format sends. `"json"`: `JSON.stringify`.
    */
   readonly toolArguments?: "python" | "json" | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`) of another provider: `"error"` (default): an
+   * `UnsupportedBlock` error; `"omit"`: left out; `"text"`: assistant (or user) text of what
+   * `Prompt.flatten` renders for it. The Responses API's own provider blocks are input items,
+   * written back in their place as they came.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
- * Decoding options. None yet; the parameter is there for symmetry with the other formats.
+ * Decoding options.
  *
  * @category models
  * @since 0.2.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions {
+  /**
+   * Items the Responses API hosts that the canonical model has no block for: `"refuse"`
+   * (default): an `UnsupportedContent` error naming the item; `"keep"`: a provider block holding
+   * the item as it came.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions

@@ -32,6 +32,9 @@ const assistantBlocks = (
       case "reasoning":
         // Loss 6: reasoning without an item id is left out, or read back as text.
         return options.reasoningWithoutId === "text" ? [Block.text(block.text)] : []
+      case "provider":
+        // another format's provider block is never encoded (the conversations here encoded)
+        return []
     }
   })
 
@@ -75,7 +78,7 @@ export const normalize = (
           if (block.type === "tool_result") {
             flushAssistant()
             results.push(toolResult(block))
-          } else rest.push(content(block))
+          } else if (block.type !== "provider") rest.push(content(block))
         }
         if (rest.length > 0) {
           flushAssistant()

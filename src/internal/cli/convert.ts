@@ -133,13 +133,14 @@ export const hint = (input: unknown, from: Source): string => {
 
 /**
  * The library's messages name the options that would help (`set laterSystem to "user"`, `encode with
- * { reasoning: "thought" }`): name the flags too.
+ * { reasoning: "thought" }`, `decode with providerContent: "keep"`): name the flags too, those of
+ * the side the message is about (`to` for an encode error, `from` for a decode error).
  */
-export const flagHint = (message: string, to: Target): string => {
+export const flagHint = (message: string, format: Source | Target, side: "to" | "from" = "to"): string => {
   const flags: Array<string> = []
-  for (const [, key] of message.matchAll(/(?:\bset |\{ )([a-zA-Z]+)(?: to |: )/g)) {
+  for (const [, key] of message.matchAll(/(?:\bset |\{ |\bwith )([a-zA-Z]+)(?: to |: )/g)) {
     const flag = formatFlags.find((f) =>
-      f.key === key && f.appliesTo?.side === "to" && f.appliesTo.formats.includes(to)
+      (f.option ?? f.key) === key && f.appliesTo?.side === side && f.appliesTo.formats.includes(format)
     )
     if (flag !== undefined && !flags.includes(`--${flag.name}`)) flags.push(`--${flag.name}`)
   }
@@ -165,7 +166,12 @@ const converter = (options: Options, read: Read, write: Write, space: number | u
   const conversation = read(input)
   if (conversation._tag === "Left") {
     const error = conversation.left
-    return { ok: false, error: `${error._tag}: ${where}${error.message}${hint(input, options.from)}` }
+    return {
+      ok: false,
+      error: `${error._tag}: ${where}${error.message}${hint(input, options.from)}${
+        flagHint(error.message, options.from, "from")
+      }`
+    }
   }
   const output = write(conversation.right)
   if (output._tag === "Left") {
