@@ -77,7 +77,9 @@ export interface ToolCall {
  * Why an episode stopped.
  *
  * - `Finished`: a tool said the episode is finished (`finished: true`).
- * - `ModelStopped`: the model ended its turn without calling a tool.
+ * - `ModelStopped`: the model ended its turn without calling a tool (a turn the provider paused,
+ *   stop reason `pause`, is not an end: the conversation is sent back as it is, for the model to go
+ *   on, as the provider asks).
  * - `TurnLimit`: the model had `maxTurns` turns.
  * - `Failed`: the model step, a tool (`ToolFailed`) or the session failed; `error` says how. The
  *   conversation holds everything up to that point.
@@ -200,7 +202,10 @@ const finish = <E>(
  *
  * Tool calls run in the order the model wrote them, each once. A refused call (`ToolCallError`)
  * is answered to the model as an error tool result and the episode goes on; a call that finishes
- * the episode stops it, and the calls after it in the same turn are not run.
+ * the episode stops it, and the calls after it in the same turn are not run. Only the turn's
+ * `tool_call` blocks are run: what the provider ran itself (a web search, code execution, kept as
+ * provider blocks with `providerContent: "keep"`) stays in the turn and goes back to the provider.
+ * A turn the provider paused (stop reason `pause`) is sent back for the model to go on.
  *
  * @category running
  * @since 0.2.0
@@ -240,7 +245,11 @@ export const run = <E, R>(
       state.conversation = [...state.conversation, response.message]
 
       const toolCalls = response.message.blocks.filter((b): b is Block.ToolCallBlock => b.type === "tool_call")
-      if (toolCalls.length === 0) return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
+      if (toolCalls.length === 0) {
+        // a paused turn (Anthropic's `pause_turn`, in a long server-tool turn) goes on when it is sent back
+        if (response.stopReason === "pause") continue
+        return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
+      }
 
       const results: Array<Block.ToolResultBlock> = []
       let finishedBy: string | undefined
