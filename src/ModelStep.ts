@@ -256,8 +256,8 @@ export const openAiResponses = (
     answer(
       "openai-responses",
       () => client.responses.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => OpenAiResponsesFormat.decodeResponse(u),
-      (events) => OpenAiResponsesFormat.decodeStream(events)
+      (u) => OpenAiResponsesFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => OpenAiResponsesFormat.decodeStream(events, decodeOptions(options, input))
     ))
 
 /**

@@ -511,9 +511,15 @@ export interface EncodeOptions {
  */
 export interface DecodeOptions {
   /**
-   * Items the Responses API hosts that the canonical model has no block for: `"refuse"`
-   * (default): an `UnsupportedContent` error naming the item; `"keep"`: a provider block holding
-   * the item as it came.
+   * Items the Responses API hosts that the canonical model has no block for (`web_search_call`,
+   * `file_search_call`, `code_interpreter_call`, `image_generation_call`, `local_shell_call`,
+   * `shell_call`, `apply_patch_call`, `mcp_list_tools`, `mcp_call`, `mcp_approval_request`,
+   * `custom_tool_call`, `tool_search_call`, `compaction`, their `*_output` items, ...: every item
+   * type but `message`, `reasoning`, `function_call` and `function_call_output`): `"refuse"`
+   * (default): an `UnsupportedContent` error naming the item; `"keep"`: a provider block of kind
+   * the item's `type` holding the item as it came, which {@link encode} writes back in its place.
+   * In a transcript, an `mcp_approval_response` or `*_output` item goes in a user turn (what the
+   * client sends back), any other in an assistant turn; in an answer, every item is the assistant's.
    */
   readonly providerContent?: "refuse" | "keep" | undefined
 }
@@ -625,16 +631,19 @@ export interface ResponseObject {
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
  * refusal. Output items in order: `message` (`output_text` → text, `refusal` → text and
  * `refusal`), `reasoning` (one block per summary entry, `encrypted_content` as the signature),
- * `function_call` (a tool call; `call_id` is its id). Every other item type is an
- * `UnsupportedContent` error. A `failed` response, or one with an `error`, is a `MalformedInput`
- * error carrying the provider's message.
+ * `function_call` (a tool call; `call_id` is its id). Every other item type (the hosted tools'
+ * items) is an `UnsupportedContent` error naming it, or with `providerContent: "keep"` a provider
+ * block holding the item as it came ({@link DecodeOptions}). A `failed` response, or one with an
+ * `error`, is an error carrying the provider's message.
  *
  * @category decoding
  * @since 0.2.0
  */
 export const decodeResponse = (
-  response: ResponseObject | unknown
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => responseDecoder.decodeResponse(response)
+  response: ResponseObject | unknown,
+  options?: DecodeOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
+  responseDecoder.decodeResponse(response, options)
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
@@ -647,5 +656,7 @@ export const decodeResponse = (
  * @since 0.2.0
  */
 export const decodeStream = <E, R>(
-  events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> => streamDecoder.decodeStream(events)
+  events: Stream.Stream<unknown, E, R>,
+  options?: DecodeOptions
+): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
+  streamDecoder.decodeStream(events, options)

@@ -518,9 +518,12 @@ describe("cli options", () => {
       JSON.stringify(transcript)
     )
     assert.strictEqual(kept.code, 0, kept.stderr)
-    assert.deepStrictEqual(JSON.parse(kept.stdout), { system: null, messages: transcript.messages.map((m) =>
-      typeof m.content === "string" ? { role: m.role, content: [{ type: "text", text: m.content }] } : m
-    ) })
+    assert.deepStrictEqual(JSON.parse(kept.stdout), {
+      system: null,
+      messages: transcript.messages.map((m) =>
+        typeof m.content === "string" ? { role: m.role, content: [{ type: "text", text: m.content }] } : m
+      )
+    })
     // to another format: an error naming the flag, or the block as text
     const other = await cli(
       ["convert", "--from", "anthropic", "--to", "openai", "--provider-content", "keep"],

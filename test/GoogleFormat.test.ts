@@ -1065,14 +1065,36 @@ describe("GoogleFormat.decode errors", () => {
           messageIndex: 0,
           blockIndex: 1,
           contentType,
-          reason
+          reason: `${reason}; decode with providerContent: "keep" to keep the part as a provider block, which ` +
+            "encode writes back"
         })
       )
+      // with providerContent keep: a provider block of the field's camelCase name, holding the part
+      // as it came, written back in its place
+      const part = { [key]: value, thoughtSignature: "c2ln" }
+      const transcript = { contents: [{ role: "model", parts: [{ text: "x" }, part] }] }
+      const kept = GoogleFormat.decode(transcript, { providerContent: "keep" })
+      assert.isTrue(Either.isRight(kept))
+      if (Either.isRight(kept)) {
+        const block = kept.right[0]!.blocks[1]!
+        assert.deepStrictEqual(block, {
+          provider: "google",
+          kind: key.includes("_") ? key.replace(/_(.)/g, (_, c: string) => c.toUpperCase()) : key,
+          item: part,
+          detail: null,
+          type: "provider"
+        })
+        const back = GoogleFormat.encode(kept.right)
+        assert.isTrue(Either.isRight(back))
+        if (Either.isRight(back)) {
+          assert.strictEqual(JSON.stringify(back.right.contents[0]!.parts[1]), JSON.stringify(part))
+        }
+      }
     }
     assert.strictEqual(
       left(GoogleFormat.decode([{ parts: [{ fileData: { fileUri: "gs://b/x.png", mimeType: "image/png" } }] }]))
         .message,
-      "google: message 0, block 0: \"file_data\" content has no canonical form: it references a file by URI, and canonical images carry their bytes inline"
+      "google: message 0, block 0: \"file_data\" content has no canonical form: it references a file by URI, and canonical images carry their bytes inline; decode with providerContent: \"keep\" to keep the part as a provider block, which encode writes back"
     )
   })
 

@@ -10,6 +10,7 @@ import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as Decoder from "../decoder.js"
 import { maxDepth, tooDeep } from "../plain.js"
+import * as ProviderContent from "../providerContent.js"
 import { malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
 import * as Wire from "./schema.js"
@@ -75,8 +76,14 @@ const stopReasonOf = (
   }
 }
 
+/** Options of {@link decodeResponse}: `providerContent`, as the transcript decoder reads it. */
+export interface ResponseOptions {
+  readonly providerContent?: ProviderContent.DecodePolicy | undefined
+}
+
 export const decodeResponse = (
-  response: unknown
+  response: unknown,
+  options?: ResponseOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
   total(format, () => {
     const deep = tooDeep(response)
@@ -104,6 +111,7 @@ export const decodeResponse = (
         })
       )
     }
+    const keep = ProviderContent.keeps(options)
     const blocks: Array<Message.AssistantBlock> = []
     const refusals: Array<string> = []
     let hasCalls = false
@@ -141,7 +149,7 @@ export const decodeResponse = (
       if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
         for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
       }
-      const decoded = decodeAssistantItem(value, where)
+      const decoded = decodeAssistantItem(value, where, { raw: r.output[k], keep })
       if (Either.isLeft(decoded)) return Either.left(decoded.left)
       blocks.push(...decoded.right)
     }

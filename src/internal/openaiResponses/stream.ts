@@ -15,7 +15,7 @@ import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import { isRecord } from "../plain.js"
-import { decodeResponse } from "./response.js"
+import { decodeResponse, type ResponseOptions } from "./response.js"
 
 const format = "openai-responses" as const
 
@@ -128,7 +128,10 @@ const step = (state: State, event: unknown, index: number): State => {
   return state
 }
 
-export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
+export const finish = (
+  state: State,
+  options?: ResponseOptions
+): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
@@ -144,11 +147,12 @@ export const finish = (state: State): Either.Either<ModelResponse.ModelResponse,
   const output = Array.isArray(listed) && listed.length > 0
     ? listed
     : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry.item)
-  return decodeResponse({ ...state.final, output })
+  return decodeResponse({ ...state.final, output }, options)
 }
 
 export const decodeStream = <E, R>(
-  events: Stream.Stream<unknown, E, R>
+  events: Stream.Stream<unknown, E, R>,
+  options?: ResponseOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
   Effect.flatMap(
     StreamModule.runFold(
@@ -156,5 +160,5 @@ export const decodeStream = <E, R>(
       { count: 0, items: new Map(), final: undefined, failure: undefined } as State,
       (state, event) => ({ ...step(state, event, state.count), count: state.count + 1 })
     ),
-    (state) => finish(state)
+    (state) => finish(state, options)
   )
