@@ -3,9 +3,10 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Block, Conversation, ConversionError, Message } from "openreward-effect"
+import { Block, Conversation, ConversionError, Json, Message } from "openreward-effect"
+import * as Codec from "openreward-effect/Codec"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
-import { codecLaws } from "./utils/codecLaws.js"
+import { codecLaws, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 // -----------------------------------------------------------------------------
@@ -1337,6 +1338,28 @@ codecLaws("GoogleFormat", GoogleFormat, {
   conversations: withLaterSystem,
   isWire: Schema.is(GoogleFormat.Input)
 })
+
+// Gemini's hosted parts (code execution, server-side tools) go back as they came and read back,
+// with providerContent: "keep", byte for byte.
+const keep = { providerContent: "keep" } as const
+const hostedParts = FastCheck.tuple(
+  FastCheck.constantFrom("executableCode", "codeExecutionResult", "toolCall", "toolResponse"),
+  Arbitrary.make(Json.JsonObject)
+).map(([key, value]): Json.JsonObject => ({ [key]: value }))
+codecLaws(
+  "GoogleFormat (providerContent: keep)",
+  {
+    ...GoogleFormat,
+    decode: (input: unknown) => GoogleFormat.decode(input, keep),
+    schema: Codec.toSchema(GoogleFormat.codec, GoogleFormat.Input, { decode: keep })
+  },
+  {
+    normalize,
+    options: [undefined, allOptions],
+    conversations: withProviderBlocks("google", hostedParts, (item) => Object.keys(item)[0]!, withLaterSystem),
+    isWire: Schema.is(GoogleFormat.Input)
+  }
+)
 
 describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {
   guardLaws("Request", GoogleFormat.InputRequest, { onExcessProperty: "ignore" })

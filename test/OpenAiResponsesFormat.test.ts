@@ -4,8 +4,9 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import type * as OpenAi from "openai/resources/responses/responses"
 import { Block, Conversation, ConversionError, Format, Message } from "openreward-effect"
+import * as Codec from "openreward-effect/Codec"
 import * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
-import { codecLaws } from "./utils/codecLaws.js"
+import { codecLaws, typedItems, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 import { itemLike, normalize } from "./utils/openAiResponses.js"
 
@@ -302,6 +303,37 @@ codecLaws("OpenAiResponsesFormat", OpenAiResponsesFormat, {
   ],
   isWire: Schema.is(OpenAiResponsesFormat.Wire)
 })
+
+// The API's own hosted items, in assistant turns, go back as they came and read back, with
+// providerContent: "keep", byte for byte.
+const keep = { providerContent: "keep" } as const
+codecLaws(
+  "OpenAiResponsesFormat (providerContent: keep)",
+  {
+    ...OpenAiResponsesFormat,
+    decode: (input: unknown) => OpenAiResponsesFormat.decode(input, keep),
+    schema: Codec.toSchema(OpenAiResponsesFormat.codec, OpenAiResponsesFormat.Input, { decode: keep })
+  },
+  {
+    normalize,
+    options: [undefined, { reasoningWithoutId: "text", systemRole: "system", toolArguments: "python" }],
+    conversations: withProviderBlocks(
+      "openai-responses",
+      typedItems(fc.constantFrom(
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "compaction"
+      )),
+      (item) => String(item["type"]),
+      undefined,
+      ["assistant"]
+    )
+  }
+)
 
 describe("OpenAiResponsesFormat laws", () => {
   it.prop(

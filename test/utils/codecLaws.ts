@@ -139,18 +139,19 @@ const providerItems = (conversation: Conversation.Conversation): ReadonlyArray<s
 
 /**
  * Conversations with provider blocks of `provider` put in their user and assistant messages, up to
- * two a message at any position: `items` are the items (the provider's JSON), `kindOf` says the kind
- * its decoder gives one.
+ * two a message at any position (of the messages of `roles`): `items` are the items (the provider's
+ * JSON), `kindOf` says the kind its decoder gives one.
  */
 export const withProviderBlocks = (
   provider: string,
   items: FastCheck.Arbitrary<Json.JsonObject>,
   kindOf: (item: Json.JsonObject) => string,
-  conversations: FastCheck.Arbitrary<Conversation.Conversation> = anyConversation
+  conversations: FastCheck.Arbitrary<Conversation.Conversation> = anyConversation,
+  roles: ReadonlyArray<"user" | "assistant"> = ["user", "assistant"]
 ): FastCheck.Arbitrary<Conversation.Conversation> =>
   conversations.chain((conversation) =>
     FastCheck.tuple(...conversation.map((message) =>
-      message.role === "system"
+      message.role === "system" || !roles.includes(message.role)
         ? FastCheck.constant(message)
         : FastCheck.array(FastCheck.tuple(FastCheck.nat(), items), { maxLength: 2 }).map((inserts): Message.Message => {
           const blocks: Array<Block.Block> = [...message.blocks]

@@ -33,8 +33,9 @@ const assistantBlocks = (
         // Loss 6: reasoning without an item id is left out, or read back as text.
         return options.reasoningWithoutId === "text" ? [Block.text(block.text)] : []
       case "provider":
-        // another format's provider block is never encoded (the conversations here encoded)
-        return []
+        // its own: the item goes back as it came (its detail is not sent: loss 1); another
+        // format's provider block is never encoded (the conversations here encoded)
+        return block.provider === "openai-responses" ? [Block.provider(block.provider, block.kind, block.item)] : []
     }
   })
 
