@@ -589,7 +589,6 @@ export interface ResponseOptions extends DecodeOptions {
   readonly message?: number | undefined
 }
 
-
 /**
  * Read an Anthropic `Message`, as `messages.create` returns it, into a
  * {@link ModelResponse.ModelResponse}: the assistant turn (its content read as {@link decode}

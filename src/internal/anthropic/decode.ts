@@ -14,9 +14,9 @@ import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
+import { withArticle } from "../article.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
-import { withArticle } from "../article.js"
 import { isRecord } from "../plain.js"
 import * as ProviderContent from "../providerContent.js"
 import * as Input from "../wireInput.js"
@@ -248,7 +248,10 @@ const isDirect = (caller: Json.JsonObject): boolean => {
  * message, the call already ran, and running it again would repeat it: it is kept as a provider
  * block, or reported.
  */
-const decodeToolUse = (block: Format.ToolUseBlock, where: Where): Block.ToolCallBlock | Block.ProviderBlock | Failed => {
+const decodeToolUse = (
+  block: Format.ToolUseBlock,
+  where: Where
+): Block.ToolCallBlock | Block.ProviderBlock | Failed => {
   // a copy, so that the conversation shares no mutable object with the input
   const input = Guard.copyJsonObject(block.input)
   const caller = block.caller

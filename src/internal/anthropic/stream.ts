@@ -198,7 +198,10 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
   }
   if (type === "message_start") return messageStart(state, event, index)
   if (!state.open) {
-    return fail(index, `${withArticle(type)} event ${state.ids.length === 0 ? "before message_start" : "after message_stop"}`)
+    return fail(
+      index,
+      `${withArticle(type)} event ${state.ids.length === 0 ? "before message_start" : "after message_stop"}`
+    )
   }
   if (type === "message_stop") {
     state.open = false
@@ -215,7 +218,9 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
       if (typeof at !== "number" || !R.isRecord(block)) {
         return R.malformedAt(format, [index], "expected {index, content_block}")
       }
-      if (state.blocks.has(at) || (at >= 0 && at < state.initial.length)) return fail(index, `block ${at} started twice`)
+      if (state.blocks.has(at) || (at >= 0 && at < state.initial.length)) {
+        return fail(index, `block ${at} started twice`)
+      }
       const copied = Input.copyJsonObject(block, 0)
       if (copied === undefined) return R.malformedAt(format, [index, "content_block"], "expected a JSON block")
       state.blocks.set(at, { block: copied, json: undefined, stopped: false })
@@ -255,9 +260,10 @@ export const assemble = (state: State): Either.Either<Json, ConversionError.Resp
         format,
         path: [],
         indices: state.ids.map((_, k) => k),
-        reason: `the stream holds ${count} messages, one after another (${
-          state.ids.join(", ")
-        }): separate answers, which are never folded into one turn (the tool calls of one would be run again); ` +
+        reason:
+          `the stream holds ${count} messages, one after another (${
+            state.ids.join(", ")
+          }): separate answers, which are never folded into one turn (the tool calls of one would be run again); ` +
           "say which one to read with the message option"
       })
     )
