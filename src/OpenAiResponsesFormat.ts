@@ -598,19 +598,34 @@ export const decode = (
  * @category codecs
  * @since 0.2.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
+export const codec: Codec.Codec<
+  Wire,
+  EncodeOptions,
+  DecodeOptions,
+  EncodeError,
+  DecodeError,
+  typeof Input.Encoded,
+  typeof name
+> = Codec.make({ name, input: Input, encode, decode })
 
 /**
  * A Schema from Responses `input` items (or a request body) to a canonical conversation (default
  * options), for Schema pipelines such as `Schema.parseJson(OpenAiResponsesFormat.schema)`. Its
  * encoded side is {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the
- * wire. Input that is not of that shape fails with `Input`'s parse issue; conversion errors become
- * parse issues carrying the tagged error's message.
+ * wire.
+ * Its encode writes exactly what {@link encode} writes; every failure carries the tagged error of
+ * {@link decode} or {@link encode} (its message the error's), which `schema.decodeError` /
+ * `schema.encodeError` give back.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
+export const schema: Codec.Transformation<
+  Conversation.Conversation,
+  typeof Input.Encoded,
+  DecodeError,
+  EncodeError
+> = Codec.toSchema(codec)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -628,6 +643,40 @@ export interface ResponseObject {
 }
 
 /**
+ * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly
+ * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const responseErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
+
+/**
+ * What {@link decodeResponse} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
+
+/**
+ * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
+ * StreamError} is exactly these.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const streamErrors: typeof responseErrors = responseErrors
+
+/**
+ * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
+
+/**
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
  * refusal. Output items in order: `message` (`output_text` → text, `refusal` → text and
  * `refusal`), `reasoning` (one block per summary entry, `encrypted_content` as the signature),
@@ -642,8 +691,9 @@ export interface ResponseObject {
 export const decodeResponse = (
   response: ResponseObject | unknown,
   options?: DecodeOptions
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
-  responseDecoder.decodeResponse(response, options)
+): Either.Either<ModelResponse.ModelResponse, ResponseError> =>
+  // the internal decoder is typed with the wide union; the test holds it to `responseErrors`
+  responseDecoder.decodeResponse(response, options) as Either.Either<ModelResponse.ModelResponse, ResponseError>
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
@@ -658,5 +708,5 @@ export const decodeResponse = (
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: DecodeOptions
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
-  streamDecoder.decodeStream(events, options)
+): Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R> =>
+  streamDecoder.decodeStream(events, options) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>

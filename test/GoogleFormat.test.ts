@@ -1351,7 +1351,7 @@ codecLaws(
   {
     ...GoogleFormat,
     decode: (input: unknown) => GoogleFormat.decode(input, keep),
-    schema: Codec.toSchema(GoogleFormat.codec, GoogleFormat.Input, { decode: keep })
+    schema: Codec.toSchema(GoogleFormat.codec, { decode: keep })
   },
   {
     normalize,

@@ -312,7 +312,7 @@ codecLaws(
   {
     ...OpenAiResponsesFormat,
     decode: (input: unknown) => OpenAiResponsesFormat.decode(input, keep),
-    schema: Codec.toSchema(OpenAiResponsesFormat.codec, OpenAiResponsesFormat.Input, { decode: keep })
+    schema: Codec.toSchema(OpenAiResponsesFormat.codec, { decode: keep })
   },
   {
     normalize,
