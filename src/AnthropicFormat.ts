@@ -619,12 +619,19 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
 
 /**
  * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
- * StreamError} is exactly these.
+ * StreamError} is exactly these. `MultipleChoices`: the stream holds several messages one after
+ * another and the `message` option picks none; `NoAnswer`: it picks one the stream does not hold.
  *
  * @category errors
  * @since 0.3.0
  */
-export const streamErrors = [...responseErrors, "InvalidToolArguments", "IncompleteStream"] as const
+export const streamErrors = [
+  ...responseErrors,
+  "InvalidToolArguments",
+  "IncompleteStream",
+  "MultipleChoices",
+  "NoAnswer"
+] as const
 
 /**
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
