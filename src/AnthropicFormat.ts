@@ -580,7 +580,9 @@ export const schema: Codec.Transformation<
 // -----------------------------------------------------------------------------
 
 /**
- * Options of {@link decodeResponse} and {@link decodeStream}.
+ * Options of {@link decodeResponse} and {@link decodeStream}: `providerContent` as
+ * {@link DecodeOptions} says (keep the server-tool blocks as provider blocks, which the API needs
+ * back on the next turn), and the fields below.
  *
  * @category models
  * @since 0.2.0
@@ -598,6 +600,15 @@ export interface ResponseOptions extends DecodeOptions {
    * `MultipleChoices` error: each message is a separate answer, never folded into one turn.
    */
   readonly message?: number | undefined
+  /**
+   * What {@link decodeStream} does with a `tool_use` whose `input_json_delta` pieces do not join
+   * into a JSON object (a turn cut at the token limit): `"error"` (default) an
+   * `InvalidToolArguments` error; `"keep"` the call, with input `{}` and the text and the reason
+   * under `detail.invalid_arguments` (`Block.invalidArguments`), so that a harness can answer it
+   * (`ModelStep`'s steps keep them; `Episode.run` answers them). A whole message's `input` is
+   * already an object.
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
 }
 
 /**

@@ -77,6 +77,14 @@ export interface Options<A extends ApiRequest.Api> {
    * episode's `providerContent` ({@link Episode.Options}) decides.
    */
   readonly providerContent?: "refuse" | "keep" | undefined
+  /**
+   * A tool call whose arguments are not a JSON object (the turn cut at `max_tokens`, a stray
+   * quote). `"keep"` (default): the turn is kept, the call with input `{}` and the text under
+   * `detail.invalid_arguments` (`Block.invalidArguments`), and `Episode.run` answers it with an
+   * error result the model can correct. `"error"`: the step fails with `InvalidToolArguments`.
+   * Gemini sends arguments as JSON objects, never as text, so the `google` step has no such calls.
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
 }
 
 /** The `providerContent` a step reads its answer with: its own option, else the episode's. */
@@ -87,6 +95,12 @@ const decodeOptions = (
   const providerContent = options?.providerContent ?? input.providerContent
   return providerContent === undefined ? {} : { providerContent }
 }
+
+/** How a step reads the arguments of a call: kept unless the options say otherwise. */
+const decoding = <A extends ApiRequest.Api>(options: Options<A> | undefined, input: Episode.StepInput) => ({
+  invalidToolArguments: options?.invalidToolArguments ?? "keep",
+  ...decodeOptions(options, input)
+})
 
 /** Parameters a step passes through: everything but what the step itself fills in. */
 type Params<Omitted extends string> =
@@ -208,8 +222,8 @@ export const openAiChat = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenAiFormat.decodeResponse(u, decodeOptions(options, input)),
-      (events) => OpenAiFormat.decodeStream(events, decodeOptions(options, input))
+      (u) => OpenAiFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenAiFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -234,8 +248,8 @@ export const openRouter = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenRouterFormat.decodeResponse(u, decodeOptions(options, input)),
-      (events) => OpenRouterFormat.decodeStream(events, decodeOptions(options, input))
+      (u) => OpenRouterFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenRouterFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -256,8 +270,8 @@ export const openAiResponses = (
     answer(
       "openai-responses",
       () => client.responses.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => OpenAiResponsesFormat.decodeResponse(u, decodeOptions(options, input)),
-      (events) => OpenAiResponsesFormat.decodeStream(events, decodeOptions(options, input))
+      (u) => OpenAiResponsesFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenAiResponsesFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -277,8 +291,8 @@ export const anthropic = (
     answer(
       "anthropic",
       () => client.messages.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => AnthropicFormat.decodeResponse(u, decodeOptions(options, input)),
-      (events) => AnthropicFormat.decodeStream(events, decodeOptions(options, input))
+      (u) => AnthropicFormat.decodeResponse(u, decoding(options, input)),
+      (events) => AnthropicFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**

@@ -504,7 +504,7 @@ export interface EncodeOptions {
 }
 
 /**
- * Decoding options.
+ * Decoding options (of {@link decode}, {@link decodeResponse} and {@link decodeStream}).
  *
  * @category models
  * @since 0.2.0
@@ -522,6 +522,14 @@ export interface DecodeOptions {
    * client sends back), any other in an assistant turn; in an answer, every item is the assistant's.
    */
   readonly providerContent?: "refuse" | "keep" | undefined
+  /**
+   * A `function_call`'s `arguments` that are not a JSON object (a model's turn cut at the token
+   * limit, a stray quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call
+   * is kept, with input `{}` and the text and the reason under `detail.invalid_arguments`
+   * (`Block.invalidArguments`), so that a harness can answer it and the model correct itself
+   * (`ModelStep`'s steps keep them; `Episode.run` answers them).
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -7,7 +7,8 @@
  * message's first, complete); each block starts with `content_block_start` at its `index` and grows
  * by `content_block_delta`s: `text_delta`, `thinking_delta` and `compaction_delta` append,
  * `signature_delta` sets the signature, `input_json_delta` pieces are joined and parsed at
- * `content_block_stop` (no pieces is `{}`), `citations_delta` adds a citation. A delta of any other
+ * `content_block_stop` (no pieces is `{}`; pieces that are no JSON object an `InvalidToolArguments`, or
+ * with `invalidToolArguments: "keep"` a call marked as such), `citations_delta` adds a citation. A delta of any other
  * type cannot be folded into its block: `UnsupportedContent` naming it. `message_delta` sets what
  * its `delta` carries (the stop reason, `container`, ...) and any other field it carries
  * (`context_management`), and overwrites the usage counts it carries (they are running totals);
@@ -25,6 +26,7 @@
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Stream from "effect/Stream"
+import * as Block from "../../Block.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import { withArticle } from "../article.js"
@@ -56,6 +58,10 @@ interface State {
   initial: Array<Json>
   readonly blocks: Map<number, Entry>
   stopped: boolean
+  /** Keep a call whose `input_json_delta`s are no JSON object (the `invalidToolArguments` option). */
+  readonly keepInvalid: boolean
+  /** The calls kept so, by tool-use id. */
+  readonly invalid: Map<string, Block.InvalidArguments>
 }
 
 const fail = (eventIndex: number, reason: string) =>
@@ -144,27 +150,29 @@ const delta = (
   }
 }
 
-const blockStop = (entry: Entry, at: number): ConversionError.ResponseError | undefined => {
+const blockStop = (state: State, entry: Entry, at: number): ConversionError.ResponseError | undefined => {
   entry.stopped = true
   if (entry.json === undefined) return undefined
   const raw = entry.json
-  let input: unknown
-  try {
-    input = raw.trim().length === 0 ? {} : JSON.parse(raw)
-  } catch {
-    input = undefined
-  }
-  if (!R.isRecord(input)) {
+  const input = raw.trim().length === 0 ? Either.right({}) : Input.parseToolArguments(raw)
+  if (Either.isLeft(input)) {
+    const id = entry.block["id"]
+    if (state.keepInvalid && typeof id === "string" && !state.invalid.has(id)) {
+      // read as a call with input {}, then marked (see decodeStream)
+      state.invalid.set(id, { raw, reason: input.left })
+      entry.block["input"] = {}
+      return undefined
+    }
     return new ConversionError.InvalidToolArguments({
       format,
       path: ["content", at, "input"],
       messageIndex: 0,
       blockIndex: at,
       raw,
-      reason: input === undefined ? "not valid JSON" : "not a JSON object"
+      reason: input.left
     })
   }
-  entry.block["input"] = input
+  entry.block["input"] = input.right
   return undefined
 }
 
@@ -238,7 +246,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
       const at = event["index"]
       const entry = typeof at === "number" ? state.blocks.get(at) : undefined
       if (entry === undefined || entry.stopped) return fail(index, `a stop for block ${String(at)}, which is not open`)
-      return blockStop(entry, at as number)
+      return blockStop(state, entry, at as number)
     }
     case "message_delta":
       messageDelta(message, event)
@@ -306,11 +314,31 @@ export const decodeStream = <E, R>(
       message: undefined,
       initial: [],
       blocks: new Map(),
-      stopped: false
+      stopped: false,
+      keepInvalid: options.invalidToolArguments === "keep",
+      invalid: new Map()
     }),
     step,
     (state) => {
       const message = assemble(state)
-      return Either.isLeft(message) ? Either.left(message.left) : decodeResponse(message.right, options)
+      if (Either.isLeft(message)) return Either.left(message.left)
+      const decoded = decodeResponse(message.right, options)
+      return state.invalid.size === 0
+        ? decoded
+        : Either.map(decoded, (response) => markInvalid(response, state.invalid))
     }
   )
+
+/** The turn with each call kept with invalid arguments marked as such (`Block.invalidArguments`). */
+const markInvalid = (
+  response: ModelResponse.ModelResponse,
+  invalid: ReadonlyMap<string, Block.InvalidArguments>
+): ModelResponse.ModelResponse => {
+  const blocks = response.message.blocks.map((block) => {
+    const held = block.type === "tool_call" ? invalid.get(block.id) : undefined
+    return held === undefined || block.type !== "tool_call"
+      ? block
+      : Block.toolCallWithInvalidArguments(block.id, block.name, held, { detail: block.detail })
+  })
+  return { ...response, message: { ...response.message, blocks } }
+}

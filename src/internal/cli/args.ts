@@ -226,6 +226,16 @@ export const formatFlags: ReadonlyArray<Flag> = [
     default: "error",
     appliesTo: { side: "to", formats },
     description: "a provider block of another provider: an error, left out, or its text (as /prompt renders it)"
+  },
+  {
+    name: "invalid-tool-arguments",
+    key: "invalidToolArguments",
+    kind: "choice",
+    choices: choice(["error", "keep"]),
+    default: "error",
+    appliesTo: { side: "from", formats: [...chat, "openai-responses"] },
+    description:
+      "tool-call arguments that are no JSON object: an error, or the call kept with input {} and the text in its detail"
   }
 ]
 

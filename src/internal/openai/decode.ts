@@ -171,7 +171,8 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
 const decodeToolCall = (
   call: OpenAi.InputToolCall,
   where: Where,
-  k: number
+  k: number,
+  options: DecodeOptions
 ): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
   if (isOther(call, known.toolCall)) {
     return unsupported(
@@ -186,8 +187,9 @@ const decodeToolCall = (
     return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw)))
   }
   const input = Input.parseToolArguments(raw)
-  return Either.isRight(input)
-    ? Either.right(Block.toolCall(call.id, call.function.name, input.right))
+  if (Either.isRight(input)) return Either.right(Block.toolCall(call.id, call.function.name, input.right))
+  return options.invalidToolArguments === "keep"
+    ? Either.right(Block.toolCallWithInvalidArguments(call.id, call.function.name, { raw, reason: input.left }))
     : invalidArguments(at(at(at(where, "tool_calls", k), "function"), "arguments"), raw, input.left)
 }
 
@@ -269,7 +271,7 @@ const decodeAssistant = (
   const calls = message.tool_calls ?? []
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k]!
-    const block = decodeToolCall(call, where, k)
+    const block = decodeToolCall(call, where, k, options)
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
   }

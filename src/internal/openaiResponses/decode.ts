@@ -18,7 +18,7 @@ import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
 import * as ProviderContent from "../providerContent.js"
-import { copyJsonObject, invalidToolArguments, parseToolArguments, unsupportedContent } from "../wireInput.js"
+import { copyJsonObject, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -37,16 +37,6 @@ const at = (where: Where, key: string | number, blockIndex?: number): Where =>
 
 export const unsupported = (where: Where, contentType: string, reason: string) =>
   unsupportedContent({ format, ...where }, contentType, reason)
-
-const invalidArguments = (where: Where, raw: string, reason: string) =>
-  invalidToolArguments({ format, ...where }, raw, reason)
-
-/** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
-export const parseArguments = (
-  raw: string,
-  where: Where
-): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
-  Either.orElse(parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
 
 /** `detail` holding what a block keeps of its item, or `null` when it keeps nothing. */
 export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
@@ -164,21 +154,16 @@ export const providerItem = (
     : Either.right(Block.provider(format, type, item))
 }
 
-/** What item decoding needs besides the item: the item as it was sent, and whether to keep others. */
-export interface ItemOptions {
-  readonly raw: unknown
-  readonly keep: boolean
-}
-
 /** The canonical blocks of one assistant-side item (an assistant message, reasoning, a function call). */
 export const decodeAssistantItem = (
   item: Format.InputItem,
   where: Where,
-  options: ItemOptions
+  options: Format.DecodeOptions | undefined,
+  raw?: unknown
 ): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
   if (isOther(item, itemTypes)) {
-    return options.keep
-      ? Either.map(providerItem(options.raw, item.type, where), (block) => [block])
+    return ProviderContent.keeps(options)
+      ? Either.map(providerItem(raw, item.type, where), (block) => [block])
       : unsupported(at(where, "type"), item.type, otherItem(item.type))
   }
   switch (item.type) {
@@ -200,10 +185,13 @@ export const decodeAssistantItem = (
     case "function_call": {
       const id = item.id ?? undefined
       return Either.map(
-        parseArguments(item.arguments, at(where, "arguments")),
-        (
-          input
-        ) => [Block.toolCall(item.call_id, item.name, input, { detail: detailOf(id === undefined ? {} : { id }) })]
+        toolCallOfArguments(
+          () => ({ format, ...at(where, "arguments") }),
+          { id: item.call_id, name: item.name, raw: item.arguments },
+          options?.invalidToolArguments,
+          { detail: detailOf(id === undefined ? {} : { id }) }
+        ),
+        (call) => [call]
       )
     }
     case undefined:
@@ -239,8 +227,9 @@ const toConversation = (
   raw: ReadonlyArray<unknown>,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>,
-  keep: boolean
+  options: Format.DecodeOptions | undefined
 ): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  const keep = ProviderContent.keeps(options)
   const out: Array<Message.Message> = [...leading]
   // tool outputs and other items a client sends back, before the next user message or model item
   let results: Array<Block.ToolResultBlock | Block.ProviderBlock> = []
@@ -284,7 +273,7 @@ const toConversation = (
       results.push(block.right)
       continue
     }
-    const blocks = decodeAssistantItem(item, where, { raw: raw[i], keep })
+    const blocks = decodeAssistantItem(item, where, options, raw[i])
     if (Either.isLeft(blocks)) return Either.left(blocks.left)
     flushResults()
     ;(assistant ??= []).push(...blocks.right)
@@ -349,6 +338,6 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
       Array.isArray(target.value) ? target.value : items,
       target.path,
       target.leading,
-      ProviderContent.keeps(options)
+      options
     )
 })

@@ -8,9 +8,9 @@ import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { maxDepth, tooDeep } from "../plain.js"
-import * as ProviderContent from "../providerContent.js"
 import { malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
 import * as Wire from "./schema.js"
@@ -76,14 +76,9 @@ const stopReasonOf = (
   }
 }
 
-/** Options of {@link decodeResponse}: `providerContent`, as the transcript decoder reads it. */
-export interface ResponseOptions {
-  readonly providerContent?: ProviderContent.DecodePolicy | undefined
-}
-
 export const decodeResponse = (
   response: unknown,
-  options?: ResponseOptions
+  options?: Format.DecodeOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
   total(format, () => {
     const deep = tooDeep(response)
@@ -111,7 +106,6 @@ export const decodeResponse = (
         })
       )
     }
-    const keep = ProviderContent.keeps(options)
     const blocks: Array<Message.AssistantBlock> = []
     const refusals: Array<string> = []
     let hasCalls = false
@@ -149,7 +143,7 @@ export const decodeResponse = (
       if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
         for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
       }
-      const decoded = decodeAssistantItem(value, where, { raw: r.output[k], keep })
+      const decoded = decodeAssistantItem(value, where, options, r.output[k])
       if (Either.isLeft(decoded)) return Either.left(decoded.left)
       blocks.push(...decoded.right)
     }

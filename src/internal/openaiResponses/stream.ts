@@ -14,8 +14,9 @@ import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import { isRecord } from "../plain.js"
-import { decodeResponse, type ResponseOptions } from "./response.js"
+import { decodeResponse } from "./response.js"
 
 const format = "openai-responses" as const
 
@@ -134,7 +135,7 @@ const step = (state: State, event: unknown, index: number): State => {
 
 export const finish = (
   state: State,
-  options?: ResponseOptions
+  options?: Format.DecodeOptions
 ): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
@@ -156,7 +157,7 @@ export const finish = (
 
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
-  options?: ResponseOptions
+  options?: Format.DecodeOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
   Effect.flatMap(
     StreamModule.runFold(
