@@ -15,6 +15,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import { withArticle } from "../article.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import { isRecord } from "../plain.js"
@@ -172,7 +173,7 @@ const decodeContent = (
       const source = block.source
       switch (source.type) {
         case "base64":
-          return Block.image(source.data, source.media_type)
+          return Block.image(standard(source.data), source.media_type)
         case "url":
         case "file":
           // kept, when asked, as the block it is (inside a tool result: the whole result)
@@ -391,6 +392,7 @@ const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessPro
 export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
   format,
   requestKeys: Wire.requestKeys,
+  api: "Messages API",
   issue: "deepest",
   depthLimit: true,
   target: (input): Decoder.Target<Format.Request | ReadonlyArray<Format.InputMessage>> | Decoder.Result<never, never> =>
