@@ -223,6 +223,12 @@ export interface EncodeOptions extends Codec.Reporting {
    * `UnsupportedBlock` error. `"omit"`: leave it out (reported to `onLoss`).
    */
   readonly reasoning?: "error" | "omit" | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`): no provider writes ShareGPT, so every one is another
+   * provider's. `"error"` (default): an `UnsupportedBlock` error; `"omit"`: left out (reported to
+   * `onLoss`); `"text"`: its text, as `Prompt.flatten` renders it, joined into the turn's value.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
@@ -238,6 +244,11 @@ export interface DecodeOptions extends Codec.Reporting {
    * text and the reason under `detail.invalid_arguments` (`Block.invalidArguments`).
    */
   readonly invalidToolArguments?: "error" | "keep" | undefined
+  /**
+   * The option every format's `decode` has (`Format.DecodeOptions`): ShareGPT holds no content a
+   * provider's API hosts, so it changes nothing here.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -293,7 +304,8 @@ const reporting = Report.encoding(
  *
  * Fails with `MisplacedBlock` (a block in a role that may not hold it; checked first, for the whole
  * conversation), `UnsupportedBlock` (an image, or reasoning unless `reasoning: "omit"`) or
- * `UnmatchedToolResult` (a tool result that does not answer the earliest call not answered yet).
+ * `UnmatchedToolResult` (a tool result that does not answer the earliest call not answered yet), and
+ * `UnsupportedBlock` for a provider block unless `providerContent` says otherwise.
  *
  * @category encoding
  * @since 0.3.0

@@ -1,10 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Codec, Conversation, type ConversionError, Format, Message } from "openreward-effect"
 import * as ShareGptFormat from "openreward-effect/ShareGptFormat"
-import { codecLaws } from "./utils/codecLaws.js"
+import * as ProviderContent from "../src/internal/providerContent.js"
+import { codecLaws, typedItems, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 type Options = ShareGptFormat.EncodeOptions
@@ -19,8 +21,15 @@ const left = <A, E>(result: Either.Either<A, E>): E => {
   return result.left
 }
 
-const textsOf = (blocks: ReadonlyArray<Block.Block>): Array<string> =>
-  blocks.flatMap((b) => b.type === "text" ? [b.text] : [])
+/** A message's texts, with the text of its provider blocks under `providerContent: "text"`. */
+const textsOf = (blocks: ReadonlyArray<Block.Block>, options?: Options): Array<string> =>
+  blocks.flatMap((b) =>
+    b.type === "text"
+      ? [b.text]
+      : b.type === "provider" && options?.providerContent === "text"
+      ? [ProviderContent.render(b).text]
+      : []
+  )
 
 type SimTurn =
   | { readonly kind: "system" | "human" | "gpt" | "observation"; readonly value: string }
@@ -40,7 +49,7 @@ function normalize(conversation: Conversation.Conversation, options?: Options): 
   let system: string | undefined
   conversation.forEach((message, i) => {
     const blocks = message.blocks as ReadonlyArray<Block.Block>
-    const texts = textsOf(blocks)
+    const texts = textsOf(blocks, options)
     switch (message.role) {
       case "system":
         if (i === 0 && options?.systemPrompt !== "turn") system = texts.join("\n")
@@ -140,6 +149,19 @@ codecLaws("ShareGptFormat", ShareGptFormat, {
 codecLaws("ShareGptFormat (any conversation)", ShareGptFormat, {
   normalize,
   options: [{ reasoning: "omit" }],
+  isWire: Schema.is(ShareGptFormat.Wire)
+})
+
+// provider blocks (another provider's: no provider writes ShareGPT) under each providerContent policy
+codecLaws("ShareGptFormat (provider blocks)", ShareGptFormat, {
+  normalize,
+  options: [undefined, { providerContent: "omit" }, { providerContent: "text", reasoning: "omit" }],
+  conversations: withProviderBlocks(
+    "anthropic",
+    typedItems(FastCheck.constantFrom("server_tool_use", "web_search_tool_result")),
+    (item) => String(item["type"]),
+    paired
+  ),
   isWire: Schema.is(ShareGptFormat.Wire)
 })
 
@@ -348,5 +370,27 @@ describe("ShareGptFormat.decode: one declaration, read by the guard and the Sche
     )
     assert.strictEqual(huge._tag, "InvalidToolArguments")
     if (huge._tag === "InvalidToolArguments") assert.strictEqual(huge.reason, "a number is too large to represent")
+  })
+})
+
+describe("ShareGptFormat.encode: provider blocks", () => {
+  const hosted = Block.provider("anthropic", "server_tool_use", { type: "server_tool_use", id: "s1", name: "web_search" })
+  const conversation = [Message.user("Search."), Message.assistant([hosted, Block.text("Found it.")])]
+
+  it("follows providerContent as every format does: an error, left out (reported), or its text", () => {
+    const refused = left(ShareGptFormat.encode(conversation))
+    assert.strictEqual(refused._tag, "UnsupportedBlock")
+    assert.deepStrictEqual(refused.path, [1, "blocks", 0])
+    const losses: Array<ConversionError.Lost> = []
+    assert.deepStrictEqual(
+      right(ShareGptFormat.encode(conversation, { providerContent: "omit", onLoss: (l) => losses.push(l) })),
+      { conversations: [{ from: "human", value: "Search." }, { from: "gpt", value: "Found it." }] }
+    )
+    assert.deepStrictEqual(losses.map((l) => [l.field, l.path]), [["provider", [1, "blocks", 0]]])
+    const text = right(ShareGptFormat.encode(conversation, { providerContent: "text" }))
+    assert.strictEqual(
+      text.conversations[1]!.value,
+      `${ProviderContent.render(hosted).text}\nFound it.`
+    )
   })
 })

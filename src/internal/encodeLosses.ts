@@ -147,10 +147,13 @@ export const google: Rules<{
 }
 
 /**
- * ShareGPT: docs/formats/sharegpt.md, losses: a `detail`, the error flag, tool-call ids, and
- * reasoning left out (`reasoning: "omit"`).
+ * ShareGPT: docs/formats/sharegpt.md, losses: a `detail`, the error flag, tool-call ids,
+ * reasoning left out (`reasoning: "omit"`) and provider blocks left out (`providerContent: "omit"`).
  */
-export const sharegpt: Rules<{ readonly reasoning?: "error" | "omit" | undefined }> = (
+export const sharegpt: Rules<{
+  readonly reasoning?: "error" | "omit" | undefined
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+}> = (
   conversation,
   options,
   report
@@ -170,6 +173,10 @@ export const sharegpt: Rules<{ readonly reasoning?: "error" | "omit" | undefined
       )
     } else if (block.type === "reasoning" && options?.reasoning === "omit") {
       report(encodeLoss("sharegpt", [i, "blocks", j], "reasoning", "reasoning is \"omit\": a turn has no place for it"))
+    } else if (block.type === "provider" && options?.providerContent === "omit") {
+      report(
+        encodeLoss("sharegpt", [i, "blocks", j], "provider", "providerContent is \"omit\": another provider's block is not sent")
+      )
     }
   })
 }

@@ -10,7 +10,8 @@
  *   `{name, arguments}`, or of a list of them for several calls.
  *
  * What a turn cannot hold is an error, never dropped: an image (`UnsupportedBlock`), reasoning
- * (`UnsupportedBlock`, unless `reasoning: "omit"`), a tool result that does not answer the earliest
+ * (`UnsupportedBlock`, unless `reasoning: "omit"`), a provider block (no provider writes ShareGPT:
+ * `UnsupportedBlock`, unless `providerContent` leaves it out or writes its text into the turn), a tool result that does not answer the earliest
  * call not answered yet (`UnmatchedToolResult`: ShareGPT pairs them by position, with no ids). Which
  * block may stand in which role is `Message`'s to say: a block with no case here is checked against
  * `Conversation.validate` first (a `MisplacedBlock`), as the other encoders do.
@@ -24,6 +25,7 @@ import type * as Message from "../../Message.js"
 import type * as ShareGptFormat from "../../ShareGptFormat.js"
 import { withArticle } from "../article.js"
 import * as BlockError from "../blockError.js"
+import * as ProviderContent from "../providerContent.js"
 import * as Wire from "./schema.js"
 
 type EncodeOptions = ShareGptFormat.EncodeOptions
@@ -60,6 +62,7 @@ const encodeUser = (
   message: Message.UserMessage,
   i: number,
   pending: Array<string>,
+  providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<Turn>
 ): Stop | undefined => {
   let text: string | undefined
@@ -100,6 +103,13 @@ const encodeUser = (
         results++
         break
       }
+      case "provider": {
+        // no provider writes ShareGPT: every provider block is another provider's
+        const other = ProviderContent.foreign(format, block, i, j, providerContent)
+        if (other instanceof ConversionError.UnsupportedBlock) return other
+        if (other._tag === "text") text = text === undefined ? other.block.text : text + "\n" + other.block.text
+        break
+      }
       default:
         return new NoEncoding(i, j)
     }
@@ -114,6 +124,7 @@ const encodeAssistant = (
   i: number,
   omitReasoning: boolean,
   pending: Array<string>,
+  providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<Turn>
 ): Stop | undefined => {
   let text: string | undefined
@@ -142,6 +153,12 @@ const encodeAssistant = (
         calls.push({ name: block.name, arguments: block.input })
         pending.push(block.id)
         break
+      case "provider": {
+        const other = ProviderContent.foreign(format, block, i, j, providerContent)
+        if (other instanceof ConversionError.UnsupportedBlock) return other
+        if (other._tag === "text") text = text === undefined ? other.block.text : text + "\n" + other.block.text
+        break
+      }
       default:
         return new NoEncoding(i, j)
     }
@@ -179,10 +196,10 @@ const encodeTurns = (
         break
       }
       case "user":
-        stop = encodeUser(message, i, pending, out)
+        stop = encodeUser(message, i, pending, options.providerContent, out)
         break
       case "assistant":
-        stop = encodeAssistant(message, i, omitReasoning, pending, out)
+        stop = encodeAssistant(message, i, omitReasoning, pending, options.providerContent, out)
         break
       default: {
         const role: never = message
