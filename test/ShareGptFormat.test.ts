@@ -374,7 +374,11 @@ describe("ShareGptFormat.decode: one declaration, read by the guard and the Sche
 })
 
 describe("ShareGptFormat.encode: provider blocks", () => {
-  const hosted = Block.provider("anthropic", "server_tool_use", { type: "server_tool_use", id: "s1", name: "web_search" })
+  const hosted = Block.provider("anthropic", "server_tool_use", {
+    type: "server_tool_use",
+    id: "s1",
+    name: "web_search"
+  })
   const conversation = [Message.user("Search."), Message.assistant([hosted, Block.text("Found it.")])]
 
   it("follows providerContent as every format does: an error, left out (reported), or its text", () => {

@@ -175,7 +175,12 @@ export const sharegpt: Rules<{
       report(encodeLoss("sharegpt", [i, "blocks", j], "reasoning", "reasoning is \"omit\": a turn has no place for it"))
     } else if (block.type === "provider" && options?.providerContent === "omit") {
       report(
-        encodeLoss("sharegpt", [i, "blocks", j], "provider", "providerContent is \"omit\": another provider's block is not sent")
+        encodeLoss(
+          "sharegpt",
+          [i, "blocks", j],
+          "provider",
+          "providerContent is \"omit\": another provider's block is not sent"
+        )
       )
     }
   })
