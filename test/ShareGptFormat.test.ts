@@ -3,7 +3,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Block, Codec, Conversation, type ConversionError, Format, Message } from "openreward-effect"
+import { Block, Codec, Conversation, type ConversionError, Dataset, Format, Message } from "openreward-effect"
 import * as ShareGptFormat from "openreward-effect/ShareGptFormat"
 import * as ProviderContent from "../src/internal/providerContent.js"
 import { codecLaws, typedItems, withProviderBlocks } from "./utils/codecLaws.js"
@@ -396,5 +396,40 @@ describe("ShareGptFormat.encode: provider blocks", () => {
       text.conversations[1]!.value,
       `${ProviderContent.render(hosted).text}\nFound it.`
     )
+  })
+})
+
+describe("ShareGPT records as a dataset (Dataset.convertRecord)", () => {
+  const record = (tools: unknown) => ({ id: "r", tools, conversations: [{ from: "human", value: "hi" }] })
+
+  it("reads LLaMA-Factory's tools: JSON text or a list, flat or OpenAI's nested function tools", () => {
+    const flat = { name: "f", description: "does f", parameters: { type: "object" } }
+    const expected = [{ name: "f", description: "does f", input_schema: { type: "object" } }]
+    for (const tools of [JSON.stringify([flat]), [flat], JSON.stringify([{ type: "function", function: flat }])]) {
+      const out = right(Dataset.convertRecord(record(tools), { record: "sharegpt", to: "canonical" }))
+      assert.deepStrictEqual((out.value as { tools: unknown }).tools, expected, JSON.stringify(tools))
+    }
+    // an empty list, as LLaMA-Factory writes for a line without tools, converts to an empty list
+    const none = right(Dataset.convertRecord(record("[]"), { record: "sharegpt", to: "openai" }))
+    assert.deepStrictEqual((none.value as { tools: unknown }).tools, [])
+  })
+
+  it("refuses tools that are not JSON, at a path that exists in the record", () => {
+    const error = left(Dataset.convertRecord(record("[{name: f}]"), { record: "sharegpt", to: "openai" }))
+    assert.strictEqual(error._tag, "MalformedInput")
+    assert.deepStrictEqual(error.path, ["tools"])
+    const unnamed = left(
+      Dataset.convertRecord(record("[{\"description\": \"x\"}]"), { record: "sharegpt", to: "openai" })
+    )
+    assert.deepStrictEqual(unnamed.path, ["tools"])
+  })
+
+  it("writes a tool choice nowhere: an error, or left out and reported", () => {
+    const sft = { messages: [{ role: "user", content: "hi" }], tools: [], tool_choice: "required" }
+    const error = left(Dataset.convertRecord(sft, { record: "openai-sft", to: "sharegpt" }))
+    assert.strictEqual(error._tag, "UnsupportedParameter")
+    const reported = right(Dataset.convertRecord(sft, { record: "openai-sft", to: "sharegpt", unsupported: "report" }))
+    assert.deepStrictEqual(reported.value, { conversations: [{ from: "human", value: "hi" }] })
+    assert.strictEqual(reported.losses.length, 1)
   })
 })
