@@ -38,6 +38,7 @@
  */
 import * as Schema from "effect/Schema"
 import { withArticle } from "./internal/article.js"
+import * as Json from "./Json.js"
 import * as Provider from "./Provider.js"
 
 const TypeIdKey = "~openreward-effect/ConversionError"
@@ -511,14 +512,42 @@ export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
 }
 
 /**
+ * The provider answered with an error instead of a model turn: an error body (`{error: {...}}`, what
+ * the APIs send with a failed status, and gateways also with 200), a stream's error event or chunk,
+ * or a response whose `status` is `failed`. `code` is the provider's error code as it sent it (a
+ * string such as `insufficient_quota`, or a number such as OpenRouter's `502`), `reason` its message,
+ * and `body` the provider's error object as sent. `eventIndex` is the event's position in a stream.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class ProviderError extends Schema.TaggedError<ProviderError>(
+  "openreward-effect/ConversionError/ProviderError"
+)("ProviderError", {
+  format: Provider.Provider,
+  path: Path,
+  eventIndex: Schema.optional(Schema.Number),
+  code: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+  body: Schema.optional(Json.JsonValue),
+  reason: Schema.String
+}) {
+  /** @since 0.2.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}the provider ` +
+      `answered with an error${this.code === undefined ? "" : ` (${this.code})`}: ${this.reason}`
+  }
+}
+
+/**
  * Errors from reading a model response (`decodeResponse`) or its stream: everything a transcript
- * decode can report, plus a response with several answers and none chosen, one with no answer, and
- * a stream that does not make one answer.
+ * decode can report, plus a response with several answers and none chosen, one with no answer, a
+ * stream that does not make one answer, and the provider's own error.
  *
  * @category models
  * @since 0.2.0
  */
-export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream
+export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream | ProviderError
 
 /**
  * Schema of {@link ResponseError}, for sending errors over the wire.
@@ -534,7 +563,8 @@ export const ResponseError = Schema.Union(
   UnsupportedContent,
   MultipleChoices,
   NoAnswer,
-  IncompleteStream
+  IncompleteStream,
+  ProviderError
 )
 
 /**

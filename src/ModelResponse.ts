@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import type * as Json from "./Json.js"
 import type * as Message from "./Message.js"
 
 /**
@@ -75,4 +76,11 @@ export interface ModelResponse {
   readonly id?: string
   /** The model that answered, if the provider said. */
   readonly model?: string
+  /**
+   * What the provider sent beside the turn, as it sent it: the fields that describe the call rather
+   * than the answer (`created`, `system_fingerprint`, `service_tier`, the `usage` record whole, a
+   * choice's `logprobs`, ...), which are not part of the conversation. Absent when there are none,
+   * or when the format does not collect them (docs/harness.md says which do).
+   */
+  readonly providerMetadata?: Json.JsonObject
 }

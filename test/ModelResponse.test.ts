@@ -92,10 +92,12 @@ describe("OpenAiFormat.decodeResponse", () => {
         Block.toolCall("call_2", "lookup", {})
       ], {
         detail: {
-          annotations: [{
-            type: "url_citation",
-            url_citation: { url: "https://example.com", title: "Example", start_index: 0, end_index: 3 }
-          }]
+          openai: {
+            annotations: [{
+              type: "url_citation",
+              url_citation: { url: "https://example.com", title: "Example", start_index: 0, end_index: 3 }
+            }]
+          }
         }
       })
     )
@@ -254,7 +256,7 @@ describe("OpenAiFormat.decodeResponse", () => {
       }]
     }))
     assert.deepStrictEqual([failed.stopReason, failed.providerStopReason], ["other", "error"])
-    assert.deepStrictEqual(failed.message.detail, { error: { code: 502, message: "upstream failed" } })
+    assert.deepStrictEqual(failed.message.detail, { openrouter: { error: { code: 502, message: "upstream failed" } } })
     const e = left(OpenRouterFormat.decodeResponse({ choices: [] }))
     assert.strictEqual(e._tag === "NoAnswer" && e.format, "openrouter")
   })
