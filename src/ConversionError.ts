@@ -524,7 +524,7 @@ export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
 export class ProviderError extends Schema.TaggedError<ProviderError>(
   "openreward-effect/ConversionError/ProviderError"
 )("ProviderError", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   eventIndex: Schema.optional(Schema.Number),
   code: Schema.optional(Schema.Union(Schema.String, Schema.Number)),

@@ -608,30 +608,42 @@ export interface ResponseObject {
 }
 
 /**
+ * What {@link decodeResponse} and {@link decodeStream} can fail with: an error of reading the answer
+ * as a transcript, or the provider's own error (`ProviderError`).
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export type ResponseError = ConversionError.DecodeError | ConversionError.ProviderError
+
+/**
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
  * refusal. Output items in order: `message` (`output_text` → text, `refusal` → text and
- * `refusal`), `reasoning` (one block per summary entry, `encrypted_content` as the signature),
- * `function_call` (a tool call; `call_id` is its id). Every other item type is an
- * `UnsupportedContent` error. A `failed` response, or one with an `error`, is a `MalformedInput`
- * error carrying the provider's message.
+ * `refusal`; a part's `annotations` and `logprobs` kept in the block's `detail.openai`),
+ * `reasoning` (one block per summary entry, `encrypted_content` as the signature), `function_call`
+ * (a tool call; `call_id` is its id; `caller`, `namespace` and `status` kept in
+ * `detail.openai.item` and sent back). Every other item type is an `UnsupportedContent` error
+ * naming it. An error body (`{error: {...}}`) or a `failed` response is a `ProviderError` with the
+ * provider's code and message. The Response's other keys are the `providerMetadata`.
  *
  * @category decoding
  * @since 0.2.0
  */
 export const decodeResponse = (
   response: ResponseObject | unknown
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => responseDecoder.decodeResponse(response)
+): Either.Either<ModelResponse.ModelResponse, ResponseError> => responseDecoder.decodeResponse(response)
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
  * server-sent events parsed as JSON) into the same result as {@link decodeResponse}. The final turn
  * is built from the finished output items (`response.output_item.done`), so the deltas need not be
- * complete; a stream that ends without `response.completed` (or `.incomplete`) fails, and so does
- * an `error` or `response.failed` event.
+ * complete; a stream that ends without `response.completed` (or `.incomplete`) fails, an `error`
+ * event is a `ProviderError` (its `error.code` and `error.message`, or the same fields at the top
+ * of the event) at that event, and `response.failed` is the failed response's.
  *
  * @category decoding
  * @since 0.2.0
  */
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> => streamDecoder.decodeStream(events)
+): Effect.Effect<ModelResponse.ModelResponse, E | ResponseError, R> => streamDecoder.decodeStream(events)

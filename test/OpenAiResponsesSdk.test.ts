@@ -159,8 +159,14 @@ describe("OpenAiResponsesFormat.decodeResponse", () => {
       status: "failed",
       error: { code: "server_error", message: "The model crashed." }
     })))
-    assert.strictEqual(failed._tag, "UnsupportedContent")
-    assert.include(failed.message, "server_error: The model crashed.")
+    assert.deepStrictEqual(
+      failed._tag === "ProviderError" && [failed.code, failed.reason, failed.path],
+      ["server_error", "The model crashed.", ["error"]]
+    )
+    assert.strictEqual(
+      failed.message,
+      "openai-responses: the provider answered with an error (server_error): The model crashed."
+    )
     const args = left(OpenAiResponsesFormat.decodeResponse(withOutput([
       { type: "function_call", call_id: "c", name: "f", arguments: "{oops" }
     ])))
@@ -216,7 +222,10 @@ describe("OpenAiResponsesFormat.decodeStream", () => {
         sequence_number: 1
       }
       const failed = left(yield* run([events[0], error]))
-      assert.include(failed.message, "rate_limit_exceeded: Slow down.")
+      assert.strictEqual(
+        failed.message,
+        "openai-responses: event 1: the provider answered with an error (rate_limit_exceeded): Slow down."
+      )
       assert.strictEqual(left(yield* run([5]))._tag, "MalformedInput")
     }))
 })

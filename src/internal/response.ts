@@ -147,7 +147,7 @@ export const sum = (...counts: ReadonlyArray<unknown>): number | undefined => {
  * `status`; `reason` its `message`; `body` the object as sent.
  */
 export const providerError = (
-  format: Provider.Provider,
+  format: Provider.Format,
   error: unknown,
   path: Path,
   eventIndex?: number

@@ -6,11 +6,13 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
+import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as Decoder from "../decoder.js"
-import { maxDepth, tooDeep } from "../plain.js"
-import { malformed, total } from "../wireInput.js"
+import { isRecord, maxDepth, tooDeep } from "../plain.js"
+import * as R from "../response.js"
+import { copyJson, malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
 import * as Wire from "./schema.js"
 
@@ -25,7 +27,6 @@ export const ResponseSchema = Schema.Struct({
   model: optional(Schema.String),
   status: optionalNull(Schema.String),
   output: Schema.Array(Schema.Unknown),
-  error: optionalNull(Schema.Struct({ code: optionalNull(Schema.String), message: Schema.String })),
   incomplete_details: optionalNull(Schema.Struct({ reason: optionalNull(Schema.String) })),
   usage: optionalNull(Schema.Struct({
     input_tokens: optional(Schema.Number),
@@ -75,35 +76,49 @@ const stopReasonOf = (
   }
 }
 
+// the keys of a Response read into the ModelResponse itself; the others are its providerMetadata
+const responseKeys: ReadonlySet<string> = new Set(["id", "model", "output", "error"])
+
+/** The Response's keys outside `responseKeys`, with something in them, as JSON. */
+const metadataOf = (response: Record<string, unknown>): Json.JsonObject | undefined => {
+  const out: { [key: string]: Json.JsonValue } = {}
+  for (const key of Object.keys(response)) {
+    if (responseKeys.has(key)) continue
+    const value = response[key]
+    if (value === undefined || value === null || Array.isArray(value) && value.length === 0) continue
+    const copied = copyJson(value, 1)
+    if (copied !== undefined) out[key] = copied
+  }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** What reading a Response can fail with. */
+export type Error = ConversionError.DecodeError | ConversionError.ProviderError
+
 export const decodeResponse = (
   response: unknown
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
-  total(format, () => {
+): Either.Either<ModelResponse.ModelResponse, Error> =>
+  total(format, (): Either.Either<ModelResponse.ModelResponse, Error> => {
     const deep = tooDeep(response)
     if (deep !== undefined) {
       return Either.left(
         new ConversionError.MalformedInput({ format, path: deep, reason: `nested more than ${maxDepth} levels deep` })
       )
     }
+    // an error body (`{error: {message, type, param, code}}`, what the API sends with a failed
+    // status), or a Response that failed (`status: "failed"`, its `error`): the provider's error
+    if (isRecord(response)) {
+      const error = response["error"]
+      if (error !== undefined && error !== null) return Either.left(R.providerError(format, error, ["error"]))
+      if (response["status"] === "failed") {
+        return Either.left(R.providerError(format, "the response failed, and gave no error", ["status"]))
+      }
+    }
     const shape = decodeShape(response)
     if (Either.isLeft(shape)) {
       return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: ["content"] }))
     }
     const r = shape.right
-    if ((r.error !== undefined && r.error !== null) || r.status === "failed") {
-      const detail = r.error === undefined || r.error === null
-        ? "no error given"
-        : `${r.error.code === undefined || r.error.code === null ? "" : `${r.error.code}: `}${r.error.message}`
-      return Either.left(
-        new ConversionError.UnsupportedContent({
-          format,
-          path: ["error"],
-          messageIndex: 0,
-          contentType: "error",
-          reason: `the response failed (${detail}), so it holds no answer`
-        })
-      )
-    }
     const blocks: Array<Message.AssistantBlock> = []
     const refusals: Array<string> = []
     let hasCalls = false
@@ -141,7 +156,7 @@ export const decodeResponse = (
       if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
         for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
       }
-      const decoded = decodeAssistantItem(value, where)
+      const decoded = decodeAssistantItem(value, where, r.output[k])
       if (Either.isLeft(decoded)) return Either.left(decoded.left)
       blocks.push(...decoded.right)
     }
@@ -156,5 +171,7 @@ export const decodeResponse = (
     if (refused) out.refusal = refusals.join("\n")
     if (r.id !== undefined) out.id = r.id
     if (r.model !== undefined) out.model = r.model
+    const metadata = metadataOf(response as Record<string, unknown>)
+    if (metadata !== undefined) out.providerMetadata = metadata
     return Either.right(out)
   })

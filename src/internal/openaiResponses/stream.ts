@@ -15,7 +15,8 @@ import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import { isRecord } from "../plain.js"
-import { decodeResponse } from "./response.js"
+import * as R from "../response.js"
+import { decodeResponse, type Error } from "./response.js"
 
 const format = "openai-responses" as const
 
@@ -26,7 +27,7 @@ interface State {
   /** The items by output index: finished ones as they were sent, others as rebuilt from deltas. */
   readonly items: Map<number, { done: boolean; item: Json }>
   final: Json | undefined
-  failure: ConversionError.DecodeError | undefined
+  failure: Error | undefined
 }
 
 const malformedEvent = (index: number, reason: string) =>
@@ -75,6 +76,12 @@ const applyDelta = (state: State, event: Json): void => {
     case "response.function_call_arguments.done":
       item["arguments"] = str(event["arguments"])
       break
+    case "response.output_text.annotation.added": {
+      const part = listAt("content", event["content_index"], () => ({ type: "output_text", text: "", annotations: [] }))
+      const annotations = Array.isArray(part["annotations"]) ? part["annotations"] : (part["annotations"] = [])
+      ;(annotations as Array<unknown>).push(event["annotation"])
+      break
+    }
   }
 }
 
@@ -112,14 +119,12 @@ const step = (state: State, event: unknown, index: number): State => {
       break
     }
     case "error": {
-      const code = typeof event["code"] === "string" ? `${event["code"]}: ` : ""
-      state.failure = new ConversionError.UnsupportedContent({
-        format,
-        path: [index],
-        messageIndex: index,
-        contentType: "error",
-        reason: `the stream failed (${code}${str(event["message"])}), so it holds no answer`
-      })
+      // the API nests the error (`{type: "error", error: {type, code, message, param}}`); the SDK's
+      // type has its fields at the top of the event
+      const nested = event["error"]
+      state.failure = isRecord(nested)
+        ? R.providerError(format, nested, [index, "error"], index)
+        : R.providerError(format, event, [index], index)
       break
     }
     default:
@@ -128,7 +133,7 @@ const step = (state: State, event: unknown, index: number): State => {
   return state
 }
 
-export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
+export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, Error> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
@@ -141,15 +146,21 @@ export const finish = (state: State): Either.Either<ModelResponse.ModelResponse,
     )
   }
   const listed = state.final["output"]
+  // an item rebuilt from its `added` event and deltas has the `status` it was added with, which is
+  // stale: left out
   const output = Array.isArray(listed) && listed.length > 0
     ? listed
-    : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry.item)
+    : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => {
+      if (entry.done || !("status" in entry.item)) return entry.item
+      const { status: _, ...item } = entry.item
+      return item
+    })
   return decodeResponse({ ...state.final, output })
 }
 
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
+): Effect.Effect<ModelResponse.ModelResponse, E | Error, R> =>
   Effect.flatMap(
     StreamModule.runFold(
       events,
