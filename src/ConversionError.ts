@@ -500,7 +500,7 @@ export class NoAnswer extends Schema.TaggedError<NoAnswer>(
 export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
   "openreward-effect/ConversionError/IncompleteStream"
 )("IncompleteStream", {
-  format: Provider.Provider,
+  format: Provider.Format,
   eventIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {

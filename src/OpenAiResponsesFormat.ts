@@ -608,8 +608,9 @@ export interface ResponseObject {
 }
 
 /**
- * What {@link decodeResponse} and {@link decodeStream} can fail with: an error of reading the answer
- * as a transcript, or the provider's own error (`ProviderError`).
+ * What {@link decodeResponse} can fail with: an error of reading the answer as a transcript, or the
+ * provider's own error (`ProviderError`); {@link decodeStream} also with a stream that does not make
+ * one response (`IncompleteStream`).
  *
  * @category errors
  * @since 0.2.0
@@ -637,13 +638,15 @@ export const decodeResponse = (
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
  * server-sent events parsed as JSON) into the same result as {@link decodeResponse}. The final turn
  * is built from the finished output items (`response.output_item.done`), so the deltas need not be
- * complete; a stream that ends without `response.completed` (or `.incomplete`) fails, an `error`
- * event is a `ProviderError` (its `error.code` and `error.message`, or the same fields at the top
- * of the event) at that event, and `response.failed` is the failed response's.
+ * complete; a stream that ends without `response.completed` (or `.incomplete`), or goes on after it
+ * (a second response), is an `IncompleteStream`; an `error` event is a `ProviderError` (its
+ * `error.code` and `error.message`, or the same fields at the top of the event) at that event, and
+ * `response.failed` is the failed response's.
  *
  * @category decoding
  * @since 0.2.0
  */
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ResponseError, R> => streamDecoder.decodeStream(events)
+): Effect.Effect<ModelResponse.ModelResponse, E | ResponseError | ConversionError.IncompleteStream, R> =>
+  streamDecoder.decodeStream(events)

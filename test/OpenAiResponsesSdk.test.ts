@@ -212,8 +212,18 @@ describe("OpenAiResponsesFormat.decodeStream", () => {
   it.effect("a stream cut short, an error event and a non-event are errors", () =>
     Effect.gen(function*() {
       const cut = left(yield* run(events.slice(0, -1)))
-      assert.strictEqual(cut._tag, "MalformedInput")
+      assert.strictEqual(cut._tag, "IncompleteStream")
       assert.include(cut.message, "without response.completed")
+      // a second response after the first one's last event is not part of it
+      const twice = left(yield* run([...events, ...events]))
+      assert.deepStrictEqual(
+        twice._tag === "IncompleteStream" && [twice.eventIndex, twice.reason],
+        [
+          events.length,
+          `the stream goes on after its response ended (response.created of response ${response.id} after ` +
+          "completed): a stream holds one response"
+        ]
+      )
       const error: OpenAiTypes.ResponseErrorEvent = {
         type: "error",
         code: "rate_limit_exceeded",

@@ -16,7 +16,10 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import { isRecord } from "../plain.js"
 import * as R from "../response.js"
-import { decodeResponse, type Error } from "./response.js"
+import { decodeResponse, type Error as ResponseError } from "./response.js"
+
+/** What folding a stream can fail with: what reading its response can, or a stream that is not one. */
+type Error = ResponseError | ConversionError.IncompleteStream
 
 const format = "openai-responses" as const
 
@@ -86,7 +89,23 @@ const applyDelta = (state: State, event: Json): void => {
 }
 
 const step = (state: State, event: unknown, index: number): State => {
-  if (state.failure !== undefined || state.final !== undefined) return state
+  if (state.failure !== undefined) return state
+  if (state.final !== undefined) {
+    // a stream holds one response: whatever comes after its last event is not part of it, and a
+    // second response is named so that the caller can split the stream
+    const type = isRecord(event) && typeof event["type"] === "string" ? event["type"] : "an event"
+    const next = isRecord(event) && isRecord(event["response"]) && typeof event["response"]["id"] === "string"
+      ? ` of response ${event["response"]["id"]}`
+      : ""
+    state.failure = new ConversionError.IncompleteStream({
+      format,
+      eventIndex: index,
+      reason: `the stream goes on after its response ended (${type}${next} after ${
+        String(state.final["status"] ?? "the final event")
+      }): a stream holds one response`
+    })
+    return state
+  }
   if (!isRecord(event) || typeof event["type"] !== "string") {
     state.failure = malformedEvent(index, "expected a stream event: an object with a string type")
     return state
@@ -137,11 +156,10 @@ export const finish = (state: State): Either.Either<ModelResponse.ModelResponse,
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
-      new ConversionError.MalformedInput({
+      new ConversionError.IncompleteStream({
         format,
-        path: [],
         reason: `the stream ended after ${state.count} event(s) without response.completed, response.incomplete or ` +
-          "response.failed, so the answer is incomplete"
+          "response.failed: it was interrupted"
       })
     )
   }

@@ -1,0 +1,272 @@
+/**
+ * What a recorded Chat Completions answer says, read straight from its JSON, without the library:
+ * the oracle test/corpus/OpenAi.test.ts and OpenRouter.test.ts hold `decodeResponse` and
+ * `decodeStream` to. It reads the answer the plain way a person checking it by hand would (texts
+ * concatenated, calls grouped by `index`, or by `id` where there is none), and checks what a decoded
+ * turn must keep: the text, the reasoning and its signatures, every tool call's id, name and
+ * arguments, the citations, Gemini's `extra_content`, the stop reason and the usage; or, when the
+ * answer is the provider's error, that it is a `ProviderError` with its code and message.
+ */
+import { assert } from "@effect/vitest"
+import * as Either from "effect/Either"
+import type * as Block from "../../src/Block.js"
+import type * as ConversionError from "../../src/ConversionError.js"
+import type * as ModelResponse from "../../src/ModelResponse.js"
+import type * as Corpus from "../utils/corpus.js"
+
+type Json = Record<string, any>
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** What a turn must keep. */
+export interface Expected {
+  readonly text: string
+  readonly reasoning: string
+  readonly signatures: ReadonlyArray<string>
+  readonly calls: ReadonlyArray<
+    { readonly id: string; readonly name: string; readonly input: unknown; readonly extra?: unknown }
+  >
+  readonly annotations: ReadonlyArray<unknown>
+  readonly answerKeys: Json
+  readonly extraContent?: unknown
+  readonly finish: string | undefined
+  readonly promptTokens: number | undefined
+}
+
+/** The provider's error an answer is, if it is one. */
+export interface ExpectedError {
+  readonly eventIndex?: number
+  readonly code: string | number | undefined
+  readonly message: string
+}
+
+const errorOf = (error: unknown): ExpectedError => {
+  const e = isRecord(error) ? error : {}
+  const code = [e["code"], e["type"], e["status"]].find((c) =>
+    typeof c === "string" && c !== "" || typeof c === "number"
+  )
+  return { code, message: typeof error === "string" ? error : String(e["message"]) }
+}
+
+const parse = (args: unknown): unknown =>
+  args === undefined || args === "" ? {} : typeof args === "string" ? JSON.parse(args) : args
+
+const answerKeyNames = ["citations", "search_results", "images", "related_questions", "videos"]
+
+const reasoningOfDetails = (details: ReadonlyArray<Json>) => {
+  let reasoning = ""
+  let any = false
+  const signatures: Array<string> = []
+  for (const d of details) {
+    if (d["type"] === "reasoning.text") {
+      any = true
+      reasoning += d["text"] ?? ""
+      if (typeof d["signature"] === "string") signatures.push(d["signature"])
+    } else if (d["type"] === "reasoning.summary") {
+      any = true
+      reasoning += d["summary"]
+    } else if (d["type"] === "reasoning.encrypted") {
+      any = true
+      signatures.push(d["data"])
+    }
+  }
+  return { any, reasoning, signatures }
+}
+
+/** A whole completion's first choice, read plainly. */
+const fromWhole = (body: Json): Expected | ExpectedError => {
+  if ((body["error"] !== undefined && body["error"] !== null) || body["object"] === "error") {
+    return errorOf(body["error"] ?? body)
+  }
+  const choice = (body["choices"] as Array<Json>)[0]!
+  const message = choice["message"] as Json
+  let text = ""
+  let thinking = ""
+  const content = message["content"]
+  if (typeof content === "string") text += content
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part.type === "text") text += part.text
+      else if (part.type === "refusal") text += part.refusal
+      else if (part.type === "thinking") {
+        for (const c of part.thinking) if (c.type === "text") thinking += c.text
+      }
+    }
+  }
+  if (typeof message["refusal"] === "string") text += message["refusal"]
+  const details = reasoningOfDetails(message["reasoning_details"] ?? [])
+  const flat = [message["reasoning_content"], message["reasoning"]].filter((r): r is string => typeof r === "string")
+  const reasoning = thinking +
+    (details.any ? details.reasoning : flat.length === 2 && flat[0] === flat[1] ? flat[0]! : flat.join(""))
+  const calls = ((message["tool_calls"] ?? []) as Array<Json>).map((c) => ({
+    id: c["id"] ?? "",
+    name: c["function"].name,
+    input: parse(c["function"].arguments),
+    ...(c["extra_content"] === undefined ? {} : { extra: c["extra_content"] })
+  }))
+  const answerKeys: Json = {}
+  for (const key of answerKeyNames) {
+    if (body[key] !== undefined && body[key] !== null && !(Array.isArray(body[key]) && body[key].length === 0)) {
+      answerKeys[key] = body[key]
+    }
+  }
+  return {
+    text,
+    reasoning,
+    signatures: details.signatures,
+    calls,
+    annotations: message["annotations"] ?? [],
+    answerKeys,
+    ...(message["extra_content"] === undefined ? {} : { extraContent: message["extra_content"] }),
+    finish: choice["finish_reason"] ?? undefined,
+    promptTokens: body["usage"]?.prompt_tokens
+  }
+}
+
+/** A stream's chunks, read plainly: fragments concatenated, calls grouped. */
+const fromStream = (events: ReadonlyArray<unknown>): Expected | ExpectedError => {
+  let text = ""
+  let thinking = ""
+  let reasoningContent = ""
+  let reasoningField = ""
+  const details: Array<Json> = []
+  const calls: Array<{ id: string; name: string; args: string; extra?: unknown }> = []
+  const byIndex = new Map<number, (typeof calls)[number]>()
+  const annotations: Array<unknown> = []
+  const answerKeys: Json = {}
+  let finish: string | undefined
+  let promptTokens: number | undefined
+  for (const [i, event] of events.entries()) {
+    const e = event as Json
+    if (e["error"] !== undefined && e["error"] !== null) return { ...errorOf(e["error"]), eventIndex: i }
+    if (isRecord(e["usage"])) promptTokens = e["usage"].prompt_tokens
+    for (const key of answerKeyNames) if (e[key] !== undefined && e[key] !== null) answerKeys[key] = e[key]
+    for (const c of (e["choices"] ?? []) as Array<Json>) {
+      const d = (c["delta"] ?? {}) as Json
+      if (typeof d["content"] === "string") text += d["content"]
+      else if (Array.isArray(d["content"])) {
+        for (const part of d["content"]) {
+          if (part.type === "text") text += part.text
+          else if (part.type === "thinking") {
+            for (const t of part.thinking) if (t.type === "text") thinking += t.text
+          }
+        }
+      }
+      if (typeof d["refusal"] === "string") text += d["refusal"]
+      if (typeof d["reasoning_content"] === "string") reasoningContent += d["reasoning_content"]
+      if (typeof d["reasoning"] === "string") reasoningField += d["reasoning"]
+      for (const r of d["reasoning_details"] ?? []) {
+        const last = details[details.length - 1]
+        if (last !== undefined && last["type"] === r.type && last["index"] === r.index) {
+          for (const key of ["text", "summary", "data"]) {
+            if (typeof r[key] === "string") last[key] = (last[key] ?? "") + r[key]
+          }
+          if (typeof r.signature === "string") last["signature"] = r.signature
+        } else details.push({ ...r })
+      }
+      for (const a of d["annotations"] ?? []) annotations.push(a)
+      for (const t of (d["tool_calls"] ?? []) as Array<Json>) {
+        let call = typeof t["index"] === "number" ? byIndex.get(t["index"]) : undefined
+        if (call === undefined && t["index"] === undefined && t["id"]) call = calls.find((k) => k.id === t["id"])
+        if (call !== undefined && t["id"] && call.id && call.id !== t["id"]) call = undefined
+        if (call === undefined) {
+          call = { id: "", name: "", args: "" }
+          calls.push(call)
+        }
+        if (typeof t["index"] === "number") byIndex.set(t["index"], call)
+        if (t["id"]) call.id = t["id"]
+        if (t["function"]?.name) call.name = t["function"].name
+        call.args += t["function"]?.arguments ?? ""
+        if (t["extra_content"] !== undefined) call.extra = t["extra_content"]
+      }
+      if (typeof c["finish_reason"] === "string") finish = c["finish_reason"]
+    }
+  }
+  const fromDetails = reasoningOfDetails(details)
+  const flat = reasoningContent !== "" && reasoningContent === reasoningField
+    ? reasoningContent
+    : reasoningContent + reasoningField
+  return {
+    text,
+    reasoning: thinking + (fromDetails.any ? fromDetails.reasoning : flat),
+    signatures: fromDetails.signatures,
+    calls: calls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      input: parse(c.args),
+      ...(c.extra === undefined ? {} : { extra: c.extra })
+    })),
+    annotations,
+    answerKeys,
+    finish,
+    promptTokens
+  }
+}
+
+/** What the recorded answer says. */
+export const expected = (answer: Corpus.Answer): Expected | ExpectedError =>
+  answer.kind === "response" ? fromWhole(answer.body as Json) : fromStream(answer.events!)
+
+const isError = (e: Expected | ExpectedError): e is ExpectedError => "message" in e
+
+/** Hold a decoded answer to what the recording says. */
+export const check = (
+  format: "openai" | "openrouter",
+  answer: Corpus.Answer,
+  result: Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError>
+): void => {
+  const want = expected(answer)
+  if (isError(want)) {
+    assert.isTrue(Either.isLeft(result), "the provider's error is a Left")
+    const e = (result as Either.Left<ConversionError.ResponseError, never>).left
+    assert.strictEqual(e._tag, "ProviderError", e.message)
+    if (e._tag !== "ProviderError") return
+    assert.strictEqual(e.code, want.code)
+    assert.strictEqual(e.reason, want.message)
+    assert.strictEqual(e.eventIndex, want.eventIndex)
+    return
+  }
+  if (Either.isLeft(result)) assert.fail(`${answer.file}: ${result.left.message}`)
+  const r = result.right
+  const blocks = r.message.blocks
+  const texts = blocks.filter((b): b is Block.TextBlock => b.type === "text")
+  const reasoning = blocks.filter((b): b is Block.ReasoningBlock => b.type === "reasoning")
+  const calls = blocks.filter((b): b is Block.ToolCallBlock => b.type === "tool_call")
+  assert.strictEqual(texts.map((b) => b.text).join(""), want.text, "text")
+  assert.strictEqual(reasoning.map((b) => b.text).join(""), want.reasoning, "reasoning")
+  assert.deepStrictEqual(
+    reasoning.flatMap((b) => b.signature === null ? [] : [b.signature]),
+    want.signatures,
+    "signatures"
+  )
+  assert.strictEqual(calls.length, want.calls.length, "tool calls")
+  for (const [k, call] of calls.entries()) {
+    const w = want.calls[k]!
+    // an empty id (Gemini) gets one made: `call_<completion id>_<k>`
+    if (w.id === "") assert.strictEqual(call.id, `call_${r.id}_${k}`, "made id")
+    else assert.strictEqual(call.id, w.id, "id")
+    assert.strictEqual(call.name, w.name, "name")
+    assert.deepStrictEqual(call.input, w.input, "arguments")
+    assert.deepStrictEqual(
+      (call.detail?.[format] as Json | undefined)?.["extra_content"],
+      w.extra,
+      "extra_content of the call"
+    )
+  }
+  const kept = (r.message.detail?.[format] ?? {}) as Json
+  assert.deepStrictEqual(kept["annotations"] ?? [], want.annotations, "annotations")
+  for (const [key, value] of Object.entries(want.answerKeys)) assert.deepStrictEqual(kept[key], value, key)
+  assert.deepStrictEqual(kept["extra_content"], want.extraContent, "extra_content of the message")
+  assert.strictEqual(r.providerStopReason, want.finish, "finish_reason")
+  const stop = r.refusal !== undefined
+    ? "refusal"
+    : want.finish === "tool_calls" || want.finish === "stop" && calls.length > 0
+    ? "tool_calls"
+    : want.finish === "stop"
+    ? "stop"
+    : want.finish === "length"
+    ? "max_tokens"
+    : r.stopReason
+  assert.strictEqual(r.stopReason, stop, "stop reason")
+  assert.strictEqual(r.usage.inputTokens, want.promptTokens, "usage")
+}
