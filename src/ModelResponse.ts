@@ -77,10 +77,12 @@ export interface ModelResponse {
   /** The model that answered, if the provider said. */
   readonly model?: string
   /**
-   * What the provider sent beside the turn, as it sent it: the fields that describe the call rather
-   * than the answer (`created`, `system_fingerprint`, `service_tier`, the `usage` record whole, a
-   * choice's `logprobs`, ...), which are not part of the conversation. Absent when there are none,
-   * or when the format does not collect them (docs/harness.md says which do).
+   * What the provider sent about the answer as a whole that the fields above do not hold, under the
+   * provider's name (Gemini: `{ google: { usageMetadata, createTime, ... } }`, the usage record as
+   * sent beside the counts read from it); absent when there is nothing more. What belongs to the
+   * turn itself is in the message's and its blocks' `detail`.
+   *
+   * @since 0.2.0
    */
-  readonly providerMetadata?: Json.JsonObject
+  readonly detail?: Json.JsonObject
 }

@@ -625,7 +625,7 @@ export type ResponseError = ConversionError.DecodeError | ConversionError.Provid
  * (a tool call; `call_id` is its id; `caller`, `namespace` and `status` kept in
  * `detail.openai.item` and sent back). Every other item type is an `UnsupportedContent` error
  * naming it. An error body (`{error: {...}}`) or a `failed` response is a `ProviderError` with the
- * provider's code and message. The Response's other keys are the `providerMetadata`.
+ * provider's code and message. The Response's other keys are the answer's `detail.openai`.
  *
  * @category decoding
  * @since 0.2.0

@@ -223,14 +223,14 @@ describe("function calls: what they carry beside the call is kept and sent back"
 })
 
 describe("nothing dropped", () => {
-  it("the Response's keys that describe the call are its providerMetadata", () => {
+  it("the Response's keys that describe the call are in its detail", () => {
     const r = right(OpenAiResponsesFormat.decodeResponse(response([], {
       service_tier: "default",
       temperature: 1,
       tools: [],
       usage: { input_tokens: 5, output_tokens: 0, total_tokens: 5 }
     })))
-    assert.deepStrictEqual(r.providerMetadata, {
+    assert.deepStrictEqual(r.detail?.["openai"], {
       object: "response",
       created_at: 1,
       status: "completed",

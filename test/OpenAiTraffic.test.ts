@@ -64,7 +64,7 @@ describe("OpenRouter streams: the chunks after finish_reason", () => {
         usage
       }))
     )
-    assert.deepStrictEqual(r.providerMetadata, {
+    assert.deepStrictEqual(r.detail?.["openrouter"], {
       created: 1,
       provider: "Anthropic",
       object: "chat.completion",
@@ -436,7 +436,7 @@ describe("nothing the provider sends is dropped", () => {
     assert.deepStrictEqual(streamed, whole)
   })
 
-  it("keys of the message it does not read are kept in its detail; the call's metadata in providerMetadata", () => {
+  it("keys of the message it does not read are kept in its detail; the call's metadata in the answer's detail", () => {
     const executed_tools = [{ index: 0, type: "search", arguments: "{\"query\": \"weather\"}", output: "Title: ..." }]
     const logprobs = { content: [{ token: "Hi", logprob: -0.1, bytes: [72, 105], top_logprobs: [] }], refusal: null }
     const r: ModelResponse.ModelResponse = right(OpenAiFormat.decodeResponse({
@@ -456,7 +456,7 @@ describe("nothing the provider sends is dropped", () => {
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, queue_time: 0.01 }
     }))
     assert.deepStrictEqual(r.message, Message.assistant([Block.text("Hi")], { detail: { openai: { executed_tools } } }))
-    assert.deepStrictEqual(r.providerMetadata, {
+    assert.deepStrictEqual(r.detail?.["openai"], {
       object: "chat.completion",
       created: 5,
       system_fingerprint: "fp_1",
@@ -480,7 +480,7 @@ describe("nothing the provider sends is dropped", () => {
       }),
       chunk({ system_fingerprint: "fp_2", obfuscation: "c333" }, { delta: {}, finish_reason: "stop", logprobs: null })
     ]))
-    assert.deepStrictEqual(r.providerMetadata, {
+    assert.deepStrictEqual(r.detail?.["openai"], {
       created: 1,
       object: "chat.completion",
       system_fingerprint: "fp_2",

@@ -97,7 +97,7 @@ export const answerKeys: ReadonlyArray<string> = [
   "videos"
 ]
 
-/** The keys of a completion read into the `ModelResponse` itself (the rest is its `providerMetadata`). */
+/** The keys of a completion read into the `ModelResponse` itself (the rest is its `detail.<format>`). */
 const envelopeKeys: ReadonlySet<string> = new Set(["choices", "id", "model", "error", ...answerKeys])
 
 /** The keys of a choice read into the `ModelResponse` itself. */
@@ -290,6 +290,6 @@ export const decodeResponse = (
       stopReason: R.stopReason(normalised, message),
       usage: readUsage(completion?.usage),
       ...R.optionalStrings({ providerStopReason: finish, refusal, id: completion?.id, model: completion?.model }),
-      ...(Object.keys(metadata).length === 0 ? {} : { providerMetadata: metadata })
+      ...(Object.keys(metadata).length === 0 ? {} : { detail: { [format]: metadata } })
     })
   })

@@ -76,7 +76,7 @@ const stopReasonOf = (
   }
 }
 
-// the keys of a Response read into the ModelResponse itself; the others are its providerMetadata
+// the keys of a Response read into the ModelResponse itself; the others are its detail.openai
 const responseKeys: ReadonlySet<string> = new Set(["id", "model", "output", "error"])
 
 /** The Response's keys outside `responseKeys`, with something in them, as JSON. */
@@ -172,6 +172,6 @@ export const decodeResponse = (
     if (r.id !== undefined) out.id = r.id
     if (r.model !== undefined) out.model = r.model
     const metadata = metadataOf(response as Record<string, unknown>)
-    if (metadata !== undefined) out.providerMetadata = metadata
+    if (metadata !== undefined) out.detail = { [Wire.detailKey]: metadata }
     return Either.right(out)
   })
