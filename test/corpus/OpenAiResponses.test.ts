@@ -78,6 +78,64 @@ const want = (answer: Corpus.Answer): Want => {
 
 const parse = (args: string) => args === "" ? {} : JSON.parse(args)
 
+/**
+ * The keys of `record` outside `known` that hold something (not `null`; for an item, a `completed`
+ * status is what is written back by default), or `undefined` when there are none.
+ */
+const restOf = (record: Json, known: ReadonlyArray<string>, item: boolean): Json | undefined => {
+  const out: Json = {}
+  for (const [key, value] of Object.entries(record)) {
+    if (known.includes(key) || value === null || value === undefined) continue
+    if (item && key === "status" && value === "completed") continue
+    if (!item && Array.isArray(value) && value.length === 0) continue
+    out[key] = value
+  }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+const responseKeys = ["id", "model", "output", "error"]
+const itemKeys: Json = {
+  message: ["type", "role", "content", "id", "phase"],
+  reasoning: ["type", "id", "summary", "content", "encrypted_content"],
+  function_call: ["type", "call_id", "name", "arguments", "id"]
+}
+
+/**
+ * What each block of an output item must keep in `detail.openai`: the item's id (and a message's
+ * phase), the part it came from where that is not the default (a refusal, a reasoning_text), an
+ * output_text part's annotations and logprobs, and the item's other keys; `null` for nothing.
+ */
+const detailsOf = (item: Json): ReadonlyArray<Json | null> => {
+  const rest = restOf(item, itemKeys[item["type"]], true)
+  const detail = (own: Json): Json | null => {
+    const all: Json = { ...own, ...(rest === undefined ? {} : { item: rest }) }
+    for (const key of Object.keys(all)) if (all[key] === undefined || all[key] === null) delete all[key]
+    return Object.keys(all).length === 0 ? null : { openai: all }
+  }
+  const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0 ? value : undefined
+  switch (item["type"]) {
+    case "message":
+      return (item["content"] as Array<Json>).map((part) =>
+        detail({
+          id: item["id"],
+          phase: item["phase"],
+          part: part["type"] === "refusal" ? "refusal" : undefined,
+          annotations: nonEmpty(part["annotations"]),
+          logprobs: nonEmpty(part["logprobs"])
+        })
+      )
+    case "reasoning": {
+      const entries = [
+        ...(item["summary"] ?? []).map(() => undefined),
+        ...(item["content"] ?? []).map(() => "reasoning_text")
+      ]
+      return (entries.length === 0 ? [undefined] : entries).map((part) => detail({ id: item["id"], part }))
+    }
+    default:
+      return [detail({ id: item["id"] })]
+  }
+}
+
 describe("the recorded Responses answers", () => {
   it("are all there", () => {
     assert.isAtLeast(recorded.length, 118)
@@ -154,6 +212,9 @@ describe("the recorded Responses answers", () => {
       for (const key of ["caller", "namespace"]) assert.deepStrictEqual(kept?.[key], item[key] ?? undefined, key)
     }
     assert.strictEqual(blocks.length, texts.length + reasoning.length + calls.length)
+    // nothing dropped: what each block keeps of its item, and the Response's other keys
+    assert.deepStrictEqual(blocks.map((b) => b.detail), output.flatMap(detailsOf), "what each block keeps")
+    assert.deepStrictEqual(r.detail?.["openai"], restOf(w.response, responseKeys, false), "the Response's other keys")
     assert.strictEqual(
       r.providerStopReason,
       w.response["incomplete_details"]?.reason ?? w.response["status"] ?? undefined,

@@ -269,4 +269,48 @@ export const check = (
     : r.stopReason
   assert.strictEqual(r.stopReason, stop, "stop reason")
   assert.strictEqual(r.usage.inputTokens, want.promptTokens, "usage")
+  if (answer.kind === "response") {
+    // nothing dropped: the message's keys not read are in its detail, the completion's and the
+    // choice's in the answer's
+    const body = answer.body as Json
+    const choice = (body["choices"] as Array<Json>)[0]!
+    for (const [key, value] of Object.entries(restOf(choice["message"], messageKeys) ?? {})) {
+      assert.deepStrictEqual(kept[key], value, `the message's ${key}`)
+    }
+    const choiceRest = restOf(choice, ["index", "finish_reason", "message", "error"])
+    const answerRest = { ...restOf(body, envelopeKeys), ...(choiceRest === undefined ? {} : { choice: choiceRest }) }
+    assert.deepStrictEqual(
+      r.detail?.[format],
+      Object.keys(answerRest).length === 0 ? undefined : answerRest,
+      "the completion's other keys"
+    )
+  }
 }
+
+/** The keys of `record` outside `known` that hold something (not `null` or `[]`), if any. */
+const restOf = (record: Json, known: ReadonlyArray<string>): Json | undefined => {
+  const out: Json = {}
+  for (const [key, value] of Object.entries(record)) {
+    if (known.includes(key) || value === null || value === undefined) continue
+    if (Array.isArray(value) && value.length === 0) continue
+    out[key] = value
+  }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** A message's keys that hold the turn itself: content, refusal, reasoning, calls (and the role). */
+const messageKeys = [
+  "role",
+  "content",
+  "refusal",
+  "reasoning_content",
+  "reasoning",
+  "reasoning_details",
+  "tool_calls",
+  "function_call",
+  "audio",
+  "extra_content"
+]
+
+/** A completion's keys read into the answer itself. */
+const envelopeKeys = ["choices", "id", "model", "error", ...answerKeyNames]
