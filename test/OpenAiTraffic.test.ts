@@ -324,6 +324,21 @@ describe("tool calls", () => {
     ])
   })
 
+  it("without index or id (or with an empty one): a fragment naming a function is a new call, others continue", () => {
+    const r = right(stream(OpenAiFormat, [
+      chunk({ id: "g-1" }, {
+        delta: { tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{\"a\":" } }] }
+      }),
+      chunk({ id: "g-1" }, { delta: { tool_calls: [{ function: { arguments: "1}" } }] } }),
+      chunk({ id: "g-1" }, { delta: { tool_calls: [{ id: "", function: { name: "g", arguments: "{}" } }] } }),
+      chunk({ id: "g-1" }, { delta: {}, finish_reason: "tool_calls" })
+    ]))
+    assert.deepStrictEqual(r.message.blocks, [
+      Block.toolCall("call_g-1_0", "f", { a: 1 }),
+      Block.toolCall("call_g-1_1", "g", {})
+    ])
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

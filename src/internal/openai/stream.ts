@@ -9,7 +9,8 @@
  * appended; OpenRouter `reasoning_details` fragments are merged by `index` and `type`. Tool calls
  * are keyed by their own `index`, the first fragment carrying `id`, `type` and `function.name`, later
  * ones pieces of `function.arguments`; a fragment without `index` (Mistral sends each call whole in
- * one) is the call with its `id`, or a new one, or, with no id either, the last call. Any other key
+ * one) is the call with its `id`, or a new one, or, with no id either (or an empty one, as Gemini's
+ * OpenAI-compatible endpoint sends), a new call when it names a function, else the last call. Any other key
  * of a delta (Gemini's `extra_content`, ...) keeps its last value; `role`, `index` and `channel`
  * (Groq's harmony channel of a fragment) describe the fragment only.
  *
@@ -227,11 +228,17 @@ const newChoice = (index: number): ChoiceState => ({
 const callOf = (choice: ChoiceState, fragment: typeof ToolCallDelta.Type): ToolCallState => {
   const id = typeof fragment.id === "string" && fragment.id !== "" ? fragment.id : undefined
   const index = fragment.index ?? undefined
+  const last = choice.calls[choice.calls.length - 1]
+  // with neither, a fragment naming a function after a named call starts a new call (only a call's
+  // first fragment names it), and any other continues the last call
+  const named = typeof fragment.function?.name === "string" && fragment.function.name !== ""
   let call = index !== undefined
     ? choice.byIndex.get(index)
     : id !== undefined
     ? choice.byId.get(id)
-    : choice.calls[choice.calls.length - 1]
+    : named && last?.name !== undefined
+    ? undefined
+    : last
   // a fragment at a known index with another call's id starts a new call (servers that number
   // every call 0)
   if (call !== undefined && id !== undefined && call.id !== undefined && call.id !== id) call = undefined
