@@ -339,6 +339,43 @@ describe("tool calls", () => {
     ])
   })
 
+  it("a call's keys not read are kept in its detail, whole and streamed alike (index only numbers it)", () => {
+    const whole = right(OpenAiFormat.decodeResponse({
+      id: "c-2",
+      choices: [{
+        index: 0,
+        finish_reason: "tool_calls",
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            index: 0,
+            id: "call_1",
+            type: "function",
+            function: { name: "f", arguments: "{}" },
+            origin: { server: "s1" }
+          }]
+        }
+      }]
+    }))
+    assert.deepStrictEqual(whole.message.blocks, [
+      Block.toolCall("call_1", "f", {}, { detail: { openai: { origin: { server: "s1" } } } })
+    ])
+    const streamed = right(stream(OpenAiFormat, [
+      chunk({ id: "c-2" }, {
+        delta: {
+          role: "assistant",
+          tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }]
+        }
+      }),
+      chunk({ id: "c-2" }, {
+        delta: { tool_calls: [{ index: 0, function: { arguments: "{}" }, origin: { server: "s1" } }] }
+      }),
+      chunk({ id: "c-2" }, { delta: {}, finish_reason: "tool_calls" })
+    ]))
+    assert.deepStrictEqual(streamed.message, whole.message)
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

@@ -277,6 +277,14 @@ export const check = (
     for (const [key, value] of Object.entries(restOf(choice["message"], messageKeys) ?? {})) {
       assert.deepStrictEqual(kept[key], value, `the message's ${key}`)
     }
+    const rawCalls = (choice["message"]["tool_calls"] ?? []) as Array<Json>
+    for (const [k, raw] of rawCalls.entries()) {
+      for (
+        const [key, value] of Object.entries(restOf(raw, ["id", "type", "function", "extra_content", "index"]) ?? {})
+      ) {
+        assert.deepStrictEqual((calls[k]!.detail?.[format] as Json | undefined)?.[key], value, `call ${k}'s ${key}`)
+      }
+    }
     const choiceRest = restOf(choice, ["index", "finish_reason", "message", "error"])
     const answerRest = { ...restOf(body, envelopeKeys), ...(choiceRest === undefined ? {} : { choice: choiceRest }) }
     assert.deepStrictEqual(

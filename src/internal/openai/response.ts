@@ -85,6 +85,12 @@ const messageKeys: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * The keys of a tool call that the transcript decoder reads, or that only number it (`index`, which
+ * some servers send in a whole answer too); its other keys are kept in the call's `detail.<format>`.
+ */
+const callKeys: ReadonlySet<string> = new Set(["id", "type", "function", "extra_content", "index"])
+
+/**
  * Keys of a completion that belong to the answer, not to the call: Perplexity's sources and what it
  * found (`citations`, `search_results`, `images`, `related_questions`, `videos`). They are kept with
  * the message, as the message's own `annotations` are.
@@ -172,11 +178,22 @@ const decodeMessage = (
     return Either.left(R.malformedAt(format, prefix, "expected one assistant message"))
   }
   let k = 0
+  const rawCalls = Array.isArray(message["tool_calls"]) ? message["tool_calls"] as ReadonlyArray<unknown> : []
   const blocks = only.blocks.map((b) => {
     if (b.type !== "tool_call") return b
     const made = b.id === "" ? `${idPrefix()}_${k}` : undefined
+    const raw = rawCalls[k]
+    const callRest = R.isRecord(raw) ? rest(raw, callKeys) : {}
     k++
-    return made === undefined ? b : { ...b, id: made }
+    if (made === undefined && Object.keys(callRest).length === 0) return b
+    const own = b.detail?.[format]
+    return {
+      ...b,
+      ...(made === undefined ? {} : { id: made }),
+      ...(Object.keys(callRest).length === 0 ? {} : {
+        detail: { ...b.detail, [format]: { ...(isObject(own) ? own : {}), ...callRest } }
+      })
+    }
   })
   const kept = { ...rest(message, messageKeys), ...extra }
   if (Object.keys(kept).length === 0 && blocks === only.blocks) return Either.right(only)

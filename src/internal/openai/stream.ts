@@ -10,9 +10,10 @@
  * are keyed by their own `index`, the first fragment carrying `id`, `type` and `function.name`, later
  * ones pieces of `function.arguments`; a fragment without `index` (Mistral sends each call whole in
  * one) is the call with its `id`, or a new one, or, with no id either (or an empty one, as Gemini's
- * OpenAI-compatible endpoint sends), a new call when it names a function, else the last call. Any other key
- * of a delta (Gemini's `extra_content`, ...) keeps its last value; `role`, `index` and `channel`
- * (Groq's harmony channel of a fragment) describe the fragment only.
+ * OpenAI-compatible endpoint sends), a new call when it names a function, else the last call. Any
+ * other key of a delta or of a tool-call fragment (Gemini's `extra_content`, ...) keeps its last
+ * value; `role`, `index` and `channel` (Groq's harmony channel of a fragment) describe the fragment
+ * only.
  *
  * `finish_reason` arrives on the last chunk of a choice that holds content. After it a provider may
  * send more chunks for the choice, with no content: OpenRouter repeats the finish reason, or sends
@@ -85,6 +86,8 @@ interface ToolCallState {
   name: string | undefined
   arguments: string
   extra_content: unknown
+  /** The fragments' other keys, by their last value. */
+  readonly extra: Map<string, unknown>
 }
 
 interface ChoiceState {
@@ -143,6 +146,9 @@ const append = (a: string | undefined, b: string | null | undefined): string | u
   b === null || b === undefined ? a : (a ?? "") + b
 
 /** Keep the last non-null value of each key of `record` outside `known`. */
+/** The keys of a tool-call fragment read above (`index` only places it). */
+const callKeys: ReadonlySet<string> = new Set(["index", "id", "type", "function", "extra_content"])
+
 const keepLast = (into: Map<string, unknown>, record: Json, known: ReadonlySet<string>): void => {
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue
@@ -243,7 +249,14 @@ const callOf = (choice: ChoiceState, fragment: typeof ToolCallDelta.Type): ToolC
   // every call 0)
   if (call !== undefined && id !== undefined && call.id !== undefined && call.id !== id) call = undefined
   if (call === undefined) {
-    call = { id: undefined, type: undefined, name: undefined, arguments: "", extra_content: undefined }
+    call = {
+      id: undefined,
+      type: undefined,
+      name: undefined,
+      arguments: "",
+      extra_content: undefined,
+      extra: new Map()
+    }
     choice.calls.push(call)
   }
   if (index !== undefined) choice.byIndex.set(index, call)
@@ -270,8 +283,11 @@ const readDelta = (choice: ChoiceState, delta: typeof Delta.Type, raw: Json): vo
   for (const annotation of delta.annotations ?? []) choice.annotations.push(annotation)
   if (delta.function_call !== undefined && delta.function_call !== null) choice.function_call = delta.function_call
   if (delta.audio !== undefined && delta.audio !== null) choice.audio = delta.audio
-  for (const fragment of delta.tool_calls ?? []) {
+  const rawCalls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] as ReadonlyArray<unknown> : []
+  for (const [k, fragment] of (delta.tool_calls ?? []).entries()) {
     const call = callOf(choice, fragment)
+    const rawCall = rawCalls[k]
+    if (R.isRecord(rawCall)) keepLast(call.extra, rawCall, callKeys)
     if (typeof fragment.id === "string" && fragment.id.length > 0) call.id = fragment.id
     if (typeof fragment.type === "string") call.type = fragment.type
     if (typeof fragment.function?.name === "string" && fragment.function.name.length > 0) {
@@ -399,7 +415,8 @@ export const assemble = (state: State): Either.Either<Json, ConversionError.Inco
           id: call.id ?? "",
           type: call.type ?? "function",
           function: { name: call.name, arguments: call.arguments },
-          ...(call.extra_content === undefined ? {} : { extra_content: call.extra_content })
+          ...(call.extra_content === undefined ? {} : { extra_content: call.extra_content }),
+          ...Object.fromEntries(call.extra)
         })
       }
       message["tool_calls"] = calls
