@@ -376,6 +376,17 @@ describe("tool calls", () => {
     assert.deepStrictEqual(streamed.message, whole.message)
   })
 
+  it("Azure: the first chunk (prompt filter results) has an empty id and model; the answer's are the next ones", () => {
+    const filters = [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: "safe" } } }]
+    const r = right(stream(OpenAiFormat, [
+      { choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: filters },
+      chunk({ id: "chatcmpl-A", model: "gpt-5-nano" }, { delta: { role: "assistant", content: "Hi" } }),
+      chunk({ id: "chatcmpl-A", model: "gpt-5-nano" }, { delta: {}, finish_reason: "stop" })
+    ]))
+    assert.deepStrictEqual([r.id, r.model], ["chatcmpl-A", "gpt-5-nano"])
+    assert.deepStrictEqual((r.detail?.["openai"] as any)?.prompt_filter_results, filters)
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

@@ -269,6 +269,17 @@ export const check = (
     : r.stopReason
   assert.strictEqual(r.stopReason, stop, "stop reason")
   assert.strictEqual(r.usage.inputTokens, want.promptTokens, "usage")
+  if (answer.kind === "stream") {
+    // nothing dropped: each chunk key beside the turn, by its last value, in the answer's detail
+    const kept = (r.detail?.[format] ?? {}) as Json
+    for (const [key, value] of Object.entries(streamRest(answer.events!))) {
+      assert.deepStrictEqual(kept[key], value, `the stream's ${key}`)
+    }
+    const firstId = answer.events!.map((e) => (e as Json)["id"]).find((id) => typeof id === "string" && id !== "")
+    assert.strictEqual(r.id, firstId, "the completion's id")
+    const firstModel = answer.events!.map((e) => (e as Json)["model"]).find((m) => typeof m === "string" && m !== "")
+    assert.strictEqual(r.model, firstModel, "the model")
+  }
   if (answer.kind === "response") {
     // nothing dropped: the message's keys not read are in its detail, the completion's and the
     // choice's in the answer's
@@ -293,6 +304,22 @@ export const check = (
       "the completion's other keys"
     )
   }
+}
+
+/**
+ * A stream's chunks, read plainly for what the answer keeps beside the turn: each key of a chunk
+ * (other than what the turn is made of, and OpenAI's per-chunk `obfuscation` padding) by its last
+ * value that holds something, the usage record included.
+ */
+const streamRest = (events: ReadonlyArray<unknown>): Json => {
+  const out: Json = {}
+  for (const event of events) {
+    if (!isRecord(event)) continue
+    for (const [key, value] of Object.entries(restOf(event, [...envelopeKeys, "obfuscation", "object"]) ?? {})) {
+      out[key] = value
+    }
+  }
+  return out
 }
 
 /** The keys of `record` outside `known` that hold something (not `null` or `[]`), if any. */

@@ -323,8 +323,12 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
   if (chunk.error !== undefined && chunk.error !== null) {
     return R.providerError(state.format, chunk.error, [index, "error"], index)
   }
-  state.id ??= chunk.id ?? undefined
-  state.model ??= chunk.model ?? undefined
+  // the first id and model that say something (Azure's first chunk, its prompt filter results,
+  // has `id: ""` and `model: ""`)
+  if (state.id === undefined && chunk.id !== undefined && chunk.id !== null && chunk.id !== "") state.id = chunk.id
+  if (state.model === undefined && chunk.model !== undefined && chunk.model !== null && chunk.model !== "") {
+    state.model = chunk.model
+  }
   if (chunk.usage !== undefined && chunk.usage !== null) state.usage = chunk.usage
   keepLast(state.extra, raw, chunkKeys)
   const rawChoices = raw["choices"] as ReadonlyArray<Json> | undefined
