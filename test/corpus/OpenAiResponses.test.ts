@@ -215,6 +215,7 @@ describe("the recorded Responses answers", () => {
     // nothing dropped: what each block keeps of its item, and the Response's other keys
     assert.deepStrictEqual(blocks.map((b) => b.detail), output.flatMap(detailsOf), "what each block keeps")
     assert.deepStrictEqual(r.detail?.["openai"], restOf(w.response, responseKeys, false), "the Response's other keys")
+    assert.deepStrictEqual([r.id, r.model], [w.response["id"] ?? undefined, w.response["model"] ?? undefined], "id, model")
     assert.strictEqual(
       r.providerStopReason,
       w.response["incomplete_details"]?.reason ?? w.response["status"] ?? undefined,

@@ -284,6 +284,7 @@ export const check = (
     // nothing dropped: the message's keys not read are in its detail, the completion's and the
     // choice's in the answer's
     const body = answer.body as Json
+    assert.deepStrictEqual([r.id, r.model], [body["id"] || undefined, body["model"] || undefined], "id, model")
     const choice = (body["choices"] as Array<Json>)[0]!
     for (const [key, value] of Object.entries(restOf(choice["message"], messageKeys) ?? {})) {
       assert.deepStrictEqual(kept[key], value, `the message's ${key}`)
