@@ -468,8 +468,9 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
 
 /**
  * A model response with no answer to read: no choice or candidate at all, or none with the index
- * asked for, or a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
- * no candidates; `blockReason` holds it).
+ * asked for, a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
+ * no candidates; `blockReason` holds it), or a Responses API response that is not finished yet
+ * (`status` `queued` or `in_progress`: a background response).
  *
  * @category errors
  * @since 0.2.0
@@ -477,7 +478,7 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
 export class NoAnswer extends Schema.TaggedError<NoAnswer>(
   "openreward-effect/ConversionError/NoAnswer"
 )("NoAnswer", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   blockReason: Schema.optional(Schema.String),
   reason: Schema.String

@@ -608,14 +608,18 @@ export interface ResponseObject {
 }
 
 /**
- * What {@link decodeResponse} can fail with: an error of reading the answer as a transcript, or the
- * provider's own error (`ProviderError`); {@link decodeStream} also with a stream that does not make
- * one response (`IncompleteStream`).
+ * What {@link decodeResponse} can fail with: an error of reading the answer as a transcript, the
+ * provider's own error (`ProviderError`), or a response that holds no answer yet (`NoAnswer`: a
+ * background response still `queued` or `in_progress`); {@link decodeStream} also with a stream
+ * that does not make one response (`IncompleteStream`).
  *
  * @category errors
  * @since 0.2.0
  */
-export type ResponseError = ConversionError.DecodeError | ConversionError.ProviderError
+export type ResponseError =
+  | ConversionError.DecodeError
+  | ConversionError.NoAnswer
+  | ConversionError.ProviderError
 
 /**
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and

@@ -222,6 +222,22 @@ describe("function calls: what they carry beside the call is kept and sent back"
   })
 })
 
+describe("a response not finished yet", () => {
+  it("a background response still queued or in_progress is a NoAnswer, not an empty turn", () => {
+    for (const status of ["queued", "in_progress"]) {
+      const e = left(OpenAiResponsesFormat.decodeResponse({ ...response([]), status }))
+      assert.deepStrictEqual(
+        e._tag === "NoAnswer" && [e.path, e.message],
+        [
+          ["status"],
+          `openai-responses: the response is ${status}: it holds no answer yet (a background response: retrieve it ` +
+          "again once its status is completed)"
+        ]
+      )
+    }
+  })
+})
+
 describe("nothing dropped", () => {
   it("the Response's keys that describe the call are in its detail", () => {
     const r = right(OpenAiResponsesFormat.decodeResponse(response([], {

@@ -48,6 +48,7 @@ const read = new Set(["message", "reasoning", "function_call"])
 type Want =
   | { readonly _tag: "error"; readonly eventIndex?: number; readonly code: unknown; readonly message: string }
   | { readonly _tag: "hosted"; readonly kind: string; readonly position: number }
+  | { readonly _tag: "pending"; readonly status: string }
   | { readonly _tag: "answer"; readonly response: Json }
 
 const errorOf = (e: Json) => ({ code: e["code"] ?? e["type"], message: e["message"] })
@@ -71,6 +72,10 @@ const want = (answer: Corpus.Answer): Want => {
     response = { ...final["response"], output: final["response"].output?.length > 0 ? final["response"].output : done }
   }
   if (response["error"]) return { _tag: "error", ...errorOf(response["error"]) }
+  // a background response retrieved before it finished: no answer yet
+  if (response["status"] === "queued" || response["status"] === "in_progress") {
+    return { _tag: "pending", status: response["status"] }
+  }
   const position = (response["output"] as Array<Json>).findIndex((item) => !read.has(item["type"]))
   if (position !== -1) return { _tag: "hosted", kind: response["output"][position].type, position }
   return { _tag: "answer", response }
@@ -169,6 +174,12 @@ describe("the recorded Responses answers", () => {
       assert.deepStrictEqual([e.code, e.reason, e.eventIndex], [w.code, w.message, w.eventIndex])
       return
     }
+    if (w._tag === "pending") {
+      if (Either.isRight(result)) return assert.fail(`a ${w.status} response read as an answer`)
+      assert.strictEqual(result.left._tag, "NoAnswer", result.left.message)
+      assert.include(result.left.message, `the response is ${w.status}`)
+      return
+    }
     if (w._tag === "hosted") {
       if (Either.isRight(result)) return assert.fail(`a ${w.kind} item was dropped`)
       const e = result.left
@@ -215,7 +226,11 @@ describe("the recorded Responses answers", () => {
     // nothing dropped: what each block keeps of its item, and the Response's other keys
     assert.deepStrictEqual(blocks.map((b) => b.detail), output.flatMap(detailsOf), "what each block keeps")
     assert.deepStrictEqual(r.detail?.["openai"], restOf(w.response, responseKeys, false), "the Response's other keys")
-    assert.deepStrictEqual([r.id, r.model], [w.response["id"] ?? undefined, w.response["model"] ?? undefined], "id, model")
+    assert.deepStrictEqual(
+      [r.id, r.model],
+      [w.response["id"] ?? undefined, w.response["model"] ?? undefined],
+      "id, model"
+    )
     assert.strictEqual(
       r.providerStopReason,
       w.response["incomplete_details"]?.reason ?? w.response["status"] ?? undefined,

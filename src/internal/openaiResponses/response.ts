@@ -93,7 +93,7 @@ const metadataOf = (response: Record<string, unknown>): Json.JsonObject | undefi
 }
 
 /** What reading a Response can fail with. */
-export type Error = ConversionError.DecodeError | ConversionError.ProviderError
+export type Error = ConversionError.DecodeError | ConversionError.NoAnswer | ConversionError.ProviderError
 
 export const decodeResponse = (
   response: unknown
@@ -112,6 +112,18 @@ export const decodeResponse = (
       if (error !== undefined && error !== null) return Either.left(R.providerError(format, error, ["error"]))
       if (response["status"] === "failed") {
         return Either.left(R.providerError(format, "the response failed, and gave no error", ["status"]))
+      }
+      // a background response retrieved before it finished holds no answer yet, not an empty one
+      const status = response["status"]
+      if (status === "queued" || status === "in_progress") {
+        return Either.left(
+          new ConversionError.NoAnswer({
+            format,
+            path: ["status"],
+            reason: `the response is ${status}: it holds no answer yet (a background response: retrieve it again ` +
+              "once its status is completed)"
+          })
+        )
       }
     }
     const shape = decodeShape(response)
