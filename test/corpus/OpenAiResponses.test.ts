@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type * as Block from "../../src/Block.js"
-import { OpenAiResponsesFormat } from "../../src/index.js"
+import { Message, OpenAiResponsesFormat } from "../../src/index.js"
 import * as Corpus from "../utils/corpus.js"
 
 type Json = Record<string, any>
@@ -141,6 +141,39 @@ const detailsOf = (item: Json): ReadonlyArray<Json | null> => {
   }
 }
 
+/** What the API needs back of an output item, to continue from it. */
+const sentOf = (item: Json): Json => {
+  switch (item["type"]) {
+    case "function_call":
+      return {
+        type: item["type"],
+        id: item["id"],
+        call_id: item["call_id"],
+        name: item["name"],
+        arguments: parse(item["arguments"]),
+        caller: item["caller"] ?? undefined,
+        namespace: item["namespace"] ?? undefined,
+        status: item["status"] ?? "completed"
+      }
+    case "reasoning":
+      return {
+        type: item["type"],
+        id: item["id"],
+        encrypted_content: item["encrypted_content"] ?? undefined,
+        summary: (item["summary"] ?? []).map((e: Json) => e["text"]),
+        content: (item["content"] ?? []).map((e: Json) => e["text"])
+      }
+    default:
+      return {
+        type: item["type"],
+        id: item["id"],
+        role: item["role"],
+        phase: item["phase"] ?? undefined,
+        content: (item["content"] as Array<Json>).map((p) => [p["type"], p["text"] ?? p["refusal"]])
+      }
+  }
+}
+
 describe("the recorded Responses answers", () => {
   it("are all there", () => {
     assert.isAtLeast(recorded.length, 118)
@@ -230,6 +263,14 @@ describe("the recorded Responses answers", () => {
       [r.id, r.model],
       [w.response["id"] ?? undefined, w.response["model"] ?? undefined],
       "id, model"
+    )
+    // sent back to the Responses API, the turn is the items that came, with what the API needs of each
+    const replay = OpenAiResponsesFormat.encode([Message.user("Go on."), r.message])
+    if (Either.isLeft(replay)) return assert.fail(`the turn encodes again: ${replay.left.message}`)
+    assert.deepStrictEqual(
+      (replay.right as ReadonlyArray<Json>).slice(1).map(sentOf),
+      output.map(sentOf),
+      "the items go back"
     )
     assert.strictEqual(
       r.providerStopReason,

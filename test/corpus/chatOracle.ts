@@ -11,7 +11,10 @@ import { assert } from "@effect/vitest"
 import * as Either from "effect/Either"
 import type * as Block from "../../src/Block.js"
 import type * as ConversionError from "../../src/ConversionError.js"
+import * as Message from "../../src/Message.js"
 import type * as ModelResponse from "../../src/ModelResponse.js"
+import * as OpenAiFormat from "../../src/OpenAiFormat.js"
+import * as OpenRouterFormat from "../../src/OpenRouterFormat.js"
 import type * as Corpus from "../utils/corpus.js"
 
 type Json = Record<string, any>
@@ -269,6 +272,34 @@ export const check = (
     : r.stopReason
   assert.strictEqual(r.stopReason, stop, "stop reason")
   assert.strictEqual(r.usage.inputTokens, want.promptTokens, "usage")
+  // sent back to the same API, the turn is what came: every call with its id, name, arguments and
+  // extra_content (Gemini's signature), the message's extra_content, and OpenRouter's
+  // reasoning_details entries as the answer sent them
+  const Format = format === "openai" ? OpenAiFormat : OpenRouterFormat
+  const replay = Format.encode([Message.user("Go on."), r.message], { reasoningField: "reasoning" })
+  if (Either.isLeft(replay)) return assert.fail(`the turn encodes again: ${replay.left.message}`)
+  const sent = replay.right[1] as Json
+  assert.deepStrictEqual(
+    ((sent["tool_calls"] ?? []) as Array<Json>).map((c) => [
+      c["id"],
+      c["function"].name,
+      JSON.parse(c["function"].arguments),
+      c["extra_content"]
+    ]),
+    calls.map((c, k) => [c.id, want.calls[k]!.name, want.calls[k]!.input, want.calls[k]!.extra]),
+    "the calls go back"
+  )
+  assert.deepStrictEqual(sent["extra_content"], want.extraContent, "the message's extra_content goes back")
+  if (answer.kind === "response") {
+    const raw = (answer.body as Json)["choices"][0]["message"]["reasoning_details"] as Array<Json> | undefined
+    if (raw !== undefined && raw !== null && raw.length > 0) {
+      // an entry sent without text goes back with an empty one
+      const withText = raw.map((e) =>
+        e["type"] === "reasoning.text" && e["text"] === undefined ? { ...e, text: "" } : e
+      )
+      assert.deepStrictEqual(sent["reasoning_details"], withText, "the reasoning_details go back")
+    }
+  }
   if (answer.kind === "stream") {
     // nothing dropped: each chunk key beside the turn, by its last value, in the answer's detail
     const kept = (r.detail?.[format] ?? {}) as Json
