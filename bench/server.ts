@@ -24,6 +24,9 @@
  *   targets tell where the time goes (`bench/server/floor.ts`): `platform`, `@effect/platform`'s
  *   HTTP server answering the same bytes without a router, and `fiber`, `node:http` answering
  *   each request from an Effect fiber;
+ * - `--baseline=<dir>` adds the target `baseline`: `bench/server/ours.ts` of another checkout of this
+ *   repository (say `git worktree add /tmp/before <commit>`, with `node_modules` linked in), run from
+ *   there, so that a change's before and after are measured side by side, round by round;
  * - `--quick` one short round: a smoke run (figures are not reliable);
  * - `--no-pin` leave the processes unpinned;
  * - `--reference-log-level=WARNING` the reference's `OPENREWARD_LOG_LEVEL` (its own default is
@@ -63,13 +66,14 @@ class BenchError extends Data.TaggedError("BenchError")<{ readonly message: stri
 // settings
 // -----------------------------------------------------------------------------
 
-const targetNames = ["ours", "nginx", "reference", "bare", "platform", "fiber"] as const
+const targetNames = ["ours", "baseline", "nginx", "reference", "bare", "platform", "fiber"] as const
 type TargetName = typeof targetNames[number]
 const routeNames = ["messages", "call"] as const
 type RouteName = typeof routeNames[number]
 
 const labels: Record<TargetName, string> = {
   ours: "ours (openreward-effect)",
+  baseline: "ours, baseline checkout",
   nginx: "ours behind nginx (1 replica)",
   reference: "reference (Python)",
   bare: "bare node:http",
@@ -106,7 +110,12 @@ const settings = {
   warmup: quick ? 0.5 : numberFlag("warmup", 2),
   connections: Math.round(numberFlag("connections", 32)),
   routes: listFlag("routes", routeNames),
-  targets: listFlag("targets", targetNames, ["ours", "nginx", "reference", "bare"]),
+  targets: listFlag(
+    "targets",
+    targetNames,
+    flag("baseline") === undefined ? ["ours", "nginx", "reference", "bare"] : ["ours", "baseline"]
+  ),
+  baseline: flag("baseline"),
   /** The many-sessions pass: `/call` latency with this many connections (one session each). */
   many: Math.round(numberFlag("many", 200)),
   pin: !process.argv.includes("--no-pin"),
@@ -194,13 +203,18 @@ const start = (
   name: string,
   command: string,
   args: ReadonlyArray<string>,
-  options: { readonly core: number; readonly ipc?: boolean; readonly env?: Record<string, string> }
+  options: {
+    readonly core: number
+    readonly ipc?: boolean
+    readonly env?: Record<string, string>
+    readonly cwd?: string
+  }
 ) =>
   Effect.acquireRelease(
     Effect.sync((): Child => {
       const [file, argv] = pinned ? ["taskset", ["-c", String(options.core), command, ...args]] : [command, args]
       const child = spawn(file, argv, {
-        cwd: root,
+        cwd: options.cwd ?? root,
         env: { ...process.env, ...options.env },
         stdio: options.ipc === true ? ["pipe", "pipe", "pipe", "ipc"] : ["pipe", "pipe", "pipe"]
       })
@@ -357,24 +371,28 @@ const sessionsOf = (url: string, prefix = "") =>
 
 const node = (script: string, extra: ReadonlyArray<string> = []) => [...extra, "--import", "tsx", script]
 
-const startOurs = Effect.gen(function*() {
-  const port = yield* freePort
-  const profile = settings.profile === undefined
-    ? []
-    : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(settings.profile)}`]
-  const child = yield* start(
-    "ours",
-    process.execPath,
-    [...node("bench/server/ours.ts", profile), "--port", `${port}`],
-    {
-      core: serverCore
+/** `bench/server/ours.ts` of this checkout, or (`baseline`) of the one `--baseline` names. */
+const startOurs = (name: "ours" | "baseline" = "ours") =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const profile = settings.profile === undefined || name !== "ours"
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(settings.profile)}`]
+    const cwd = name === "ours" ? root : path.resolve(settings.baseline ?? root)
+    if (!fs.existsSync(path.join(cwd, "bench/server/ours.ts"))) {
+      return yield* new BenchError({ message: `--baseline: no bench/server/ours.ts under ${cwd}` })
     }
-  )
-  const url = `http://127.0.0.1:${port}`
-  yield* healthy(child, url)
-  const target: Target = { name: "ours", url, child, sessions: yield* sessionsOf(url) }
-  return target
-})
+    const child = yield* start(
+      name,
+      process.execPath,
+      [...node("bench/server/ours.ts", profile), "--port", `${port}`],
+      { core: serverCore, cwd }
+    )
+    const url = `http://127.0.0.1:${port}`
+    yield* healthy(child, url)
+    const target: Target = { name, url, child, sessions: yield* sessionsOf(url) }
+    return target
+  })
 
 interface Python {
   readonly executable: string
@@ -657,12 +675,16 @@ const program = Effect.gen(function*() {
   }
 
   // Ours is always started: bare answers with its bytes, and the others are checked against it.
-  const ours = yield* startOurs
+  if (settings.targets.includes("baseline") && settings.baseline === undefined) {
+    return yield* new BenchError({ message: "the baseline target needs --baseline=<dir>" })
+  }
+  const ours = yield* startOurs()
   const responses = yield* capture(ours)
   const others = yield* Effect.all([
     python === undefined || !settings.targets.includes("reference")
       ? Effect.succeed(undefined)
       : startReference(python),
+    settings.targets.includes("baseline") ? startOurs("baseline") : Effect.succeed(undefined),
     ...(["bare", "platform", "fiber"] as const).map((name) =>
       settings.targets.includes(name) ? startFloor(name, responses) : Effect.succeed(undefined)
     )
@@ -739,6 +761,8 @@ const program = Effect.gen(function*() {
     compare("reference", 5, "ours", true)
     compare("reference", 5, "nginx", true)
     compare("ours", undefined, "nginx")
+    compare("baseline")
+    compare("baseline", undefined, "ours", true)
     compare("bare", 0.6)
     compare("platform")
     compare("fiber")
@@ -751,7 +775,9 @@ const program = Effect.gen(function*() {
   }
 
   // Many sessions at once: /call latency with `settings.many` connections, one session each.
-  const manyTargets = targets.filter((t) => t.name === "ours" || t.name === "nginx" || t.name === "reference")
+  const manyTargets = targets.filter((t) =>
+    t.name === "ours" || t.name === "baseline" || t.name === "nginx" || t.name === "reference"
+  )
   if (settings.routes.includes("call") && manyTargets.length > 0) {
     for (const target of manyTargets) yield* measure(load, target, routes.call, settings.warmup, settings.many)
     const many = new Map<TargetName, Array<Report.Measured>>()

@@ -18,9 +18,12 @@ import { fileURLToPath } from "node:url"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const bin = path.join(root, "dist", "bin")
 const entry = path.join(bin, "cli.js")
+// the worker threads of `convert --jobs N`: their own entry, found beside the chunk that starts them
+// (`new URL("./worker.js", import.meta.url)`)
+const worker = path.join(root, "dist", "internal", "cli", "worker.js")
 
 const result = await esbuild.build({
-  entryPoints: [entry],
+  entryPoints: [entry, { in: worker, out: "worker" }],
   bundle: true,
   splitting: true,
   format: "esm",
@@ -45,6 +48,7 @@ const result = await esbuild.build({
 
 // tsc's source map describes the file this replaced
 fs.rmSync(`${entry}.map`, { force: true })
+fs.rmSync(path.join(bin, "worker.js.map"), { force: true })
 
 const bundled = Object.keys(result.metafile.inputs)
 // (the route-key rule, a module with no imports, is the one piece of the server `--help` shows)

@@ -7,8 +7,9 @@
 #   2. TypeScript's node10 resolution ("module": "commonjs") finds every sub-path (typesVersions), and
 #      a strict consumer compiled that way runs;
 #   3. the exports map: every public module resolves, bin/internal/index do not;
-#   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`), in a project
-#      that also installs the optional platform peers, and a clear hint in one that does not;
+#   4. the CLI from the installed package (`npx openreward-effect --help`, a `convert`, `--jobs 2` on
+#      the bundled worker entry, gzip and Parquet input), in a project that also installs the optional
+#      platform peers, and a clear hint in one that does not;
 #   5. docs/getting-started.md as written, in an empty folder: its commands (npm init, the pinned
 #      install lines from the registry, `npx tsx` for each example), and what each prints; then
 #      docs/harness.md and docs/testing.md in the project it made (the SDKs and toolkits they
@@ -46,6 +47,9 @@ installed="$(npm ls --all --parseable | sed -E 's|.*/node_modules/||' | grep -v 
 echo "installed: $(echo "$installed" | tr '\n' ' ')"
 # Nothing but openreward-effect, effect and effect's own dependencies: no @effect/* package.
 if echo "$installed" | grep -q "^@effect/"; then echo "a converter got: $(echo "$installed" | grep "^@effect/")"; exit 1; fi
+# and nothing beyond effect's own dependencies (the CLI's Parquet reader is bundled into it)
+unexpected="$(echo "$installed" | grep -vxE 'openreward-effect|effect|@standard-schema/spec|fast-check|pure-rand' || true)"
+if [ -n "$unexpected" ]; then echo "a converter got packages it should not: $unexpected"; exit 1; fi
 echo "node_modules: $(du -sk node_modules | cut -f1) kB ($(du -sk node_modules/effect | cut -f1) kB of it effect)"
 
 # The error handlers come from the installed package's own list of tags, so the exhaustive match
@@ -175,6 +179,22 @@ node -e '
   const out = JSON.parse(require("fs").readFileSync("anthropic.json", "utf8"))
   require("assert").deepStrictEqual(out, { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] })
 '
+
+section "the CLI's worker threads and inputs, from the installed package"
+node -e '
+  const lines = []
+  for (let i = 0; i < 5000; i++) lines.push(JSON.stringify({ id: i, messages: [{ role: "user", content: "x".repeat(i % 300) }] }))
+  require("fs").writeFileSync("many.jsonl", lines.join("\n") + "\n")
+'
+npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet many.jsonl > one-thread.jsonl
+npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet --jobs 2 many.jsonl > two-threads.jsonl
+cmp one-thread.jsonl two-threads.jsonl || { echo "--jobs 2 wrote other output"; exit 1; }
+[ "$(wc -l < two-threads.jsonl)" -eq 5000 ] || { echo "--jobs 2 lost lines"; exit 1; }
+gzip -c many.jsonl | npx --no-install openreward-effect convert --jsonl --record openai-sft --to anthropic --quiet --jobs 2 | cmp - one-thread.jsonl
+cp "$root/test/fixtures/datasets/chat.parquet" .
+npx --no-install openreward-effect convert --record openai-sft --to openai --quiet chat.parquet > chat.jsonl
+node -e 'require("assert").deepStrictEqual(require("fs").readFileSync("chat.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l).id), ["q1", "q2"])'
+
 section "docs/getting-started.md, then docs/harness.md and docs/testing.md, as written, from an empty folder"
 # Their commands, files and outputs; their own install lines (pinned peers, tsx, the SDKs and
 # toolkits) from the registry, the tarball for the package. harness.md runs in the project

@@ -111,6 +111,8 @@ export interface Episode<E = never> {
   readonly sid: string | undefined
   /** The whole conversation: the task's, then every assistant turn and tool result. */
   readonly conversation: Conversation.Conversation
+  /** The session's tools, as the server listed them (none when they could not be listed). */
+  readonly tools: ReadonlyArray<Protocol.ToolSpec>
   /** Every tool call run, in order. */
   readonly calls: ReadonlyArray<ToolCall>
   /** Every reward a tool gave, in order (calls without a reward left out). */
@@ -155,6 +157,7 @@ const addUsage = (a: ModelResponse.Usage, b: ModelResponse.Usage): ModelResponse
 
 interface State<E> {
   conversation: Conversation.Conversation
+  tools: ReadonlyArray<Protocol.ToolSpec>
   readonly calls: Array<ToolCall>
   turns: number
   usage: ModelResponse.Usage
@@ -172,6 +175,7 @@ const finish = <E>(
     source,
     sid,
     conversation: state.conversation,
+    tools: state.tools,
     calls: state.calls,
     rewards,
     totalReward: rewards.length === 0 ? null : rewards.reduce((a, b) => a + b, 0),
@@ -199,7 +203,7 @@ export const run = <E, R>(
 ): Effect.Effect<Episode<E>, never, R> =>
   Effect.gen(function*() {
     const maxTurns = options?.maxTurns ?? defaultMaxTurns
-    const state: State<E> = { conversation: [], calls: [], turns: 0, usage: {}, stop: undefined }
+    const state: State<E> = { conversation: [], tools: [], calls: [], turns: 0, usage: {}, stop: undefined }
     const finishOn = (stop: Stop<E>) => finish(session.source, session.sid, state, stop)
 
     const opening = yield* Effect.either(
@@ -208,6 +212,7 @@ export const run = <E, R>(
     if (Either.isLeft(opening)) return finishOn({ _tag: "Failed", error: opening.left })
     const [conversation, tools] = opening.right
     state.conversation = conversation
+    state.tools = tools
 
     while (true) {
       if (state.turns >= maxTurns) return finishOn({ _tag: "TurnLimit", maxTurns })
@@ -322,7 +327,14 @@ export const runMany = <E, R, E2 = never, R2 = never>(
           meter.started()
           const session = yield* Effect.either(environment.session(source, options?.session))
           const episode: Episode<E> = Either.isLeft(session)
-            ? finish<E>(source, undefined, { conversation: [], calls: [], turns: 0, usage: {}, stop: undefined }, {
+            ? finish<E>(source, undefined, {
+              conversation: [],
+              tools: [],
+              calls: [],
+              turns: 0,
+              usage: {},
+              stop: undefined
+            }, {
               _tag: "Failed",
               error: session.left
             })
@@ -338,24 +350,115 @@ export const runMany = <E, R, E2 = never, R2 = never>(
   })
 
 /**
- * One JSONL line for an episode: its canonical conversation, the line `convert --jsonl` reads.
+ * The error of a failed episode as a record holds it: its tag (or, for an error without one, its
+ * name) and its message. No stack trace.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface RecordedError {
+  readonly tag: string
+  readonly message: string
+}
+
+/**
+ * An episode as one dataset record: what {@link toJsonLine} writes and `openreward-effect convert
+ * --record rollout` reads (its conversation under `messages`, canonical, beside the session's
+ * `tools`; every other key is carried through a conversion).
+ *
+ * - `task`: `{split, index}` for a task given by position, or `{environment, namespace, spec}` for
+ *   a task object. Lines are written as episodes end, so the task is on every line: join on it, or
+ *   sort on `task.split` and `task.index` for task order.
+ * - `failed`: `true` when the episode stopped `Failed` (the session could not be opened, the model
+ *   or a tool failed), with the error; a failed episode's conversation is what it had by then.
+ * - `stop`: why it stopped: `{reason: "Finished", tool}`, `{reason: "ModelStopped", stopReason}`,
+ *   `{reason: "TurnLimit", maxTurns}` or `{reason: "Failed", error: {tag, message}}`.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface EpisodeRecord {
+  readonly task:
+    | { readonly split: string; readonly index: number }
+    | { readonly environment: string; readonly namespace: string | null; readonly spec: Json.JsonObject }
+  readonly session: string | null
+  readonly failed: boolean
+  readonly stop:
+    | { readonly reason: "Finished"; readonly tool: string }
+    | { readonly reason: "ModelStopped"; readonly stopReason: ModelResponse.StopReason }
+    | { readonly reason: "TurnLimit"; readonly maxTurns: number }
+    | { readonly reason: "Failed"; readonly error: RecordedError }
+  readonly rewards: ReadonlyArray<number>
+  readonly totalReward: number | null
+  readonly turns: number
+  readonly usage: ModelResponse.Usage
+  readonly calls: ReadonlyArray<ToolCall>
+  readonly messages: Conversation.Encoded
+  readonly tools: ReadonlyArray<Protocol.ToolSpec>
+}
+
+const recordedError = (error: unknown): RecordedError => {
+  if (typeof error === "object" && error !== null) {
+    const e = error as { readonly _tag?: unknown; readonly name?: unknown; readonly message?: unknown }
+    const tag = typeof e._tag === "string" ? e._tag : typeof e.name === "string" ? e.name : "Error"
+    return { tag, message: typeof e.message === "string" ? e.message : String(error) }
+  }
+  return { tag: "Error", message: String(error) }
+}
+
+/**
+ * An episode as a dataset record (see {@link EpisodeRecord}).
+ *
+ * @category encoding
+ * @since 0.3.0
+ */
+export const toRecord = (episode: Episode<any>): EpisodeRecord => {
+  const source = episode.source
+  const stop = episode.stop
+  return {
+    task: "split" in source
+      ? { split: source.split, index: source.index }
+      : { environment: source.environmentName, namespace: source.namespace, spec: source.spec },
+    session: episode.sid ?? null,
+    failed: stop._tag === "Failed",
+    stop: stop._tag === "Finished"
+      ? { reason: "Finished", tool: stop.tool }
+      : stop._tag === "ModelStopped"
+      ? { reason: "ModelStopped", stopReason: stop.stopReason }
+      : stop._tag === "TurnLimit"
+      ? { reason: "TurnLimit", maxTurns: stop.maxTurns }
+      : { reason: "Failed", error: recordedError(stop.error) },
+    rewards: episode.rewards,
+    totalReward: episode.totalReward,
+    turns: episode.turns,
+    usage: episode.usage,
+    calls: episode.calls,
+    messages: Conversation.encode(episode.conversation),
+    tools: episode.tools
+  }
+}
+
+/**
+ * One JSONL line for an episode, newline included: its {@link toRecord} record, which
+ * `openreward-effect convert --jsonl --record rollout` reads.
  *
  * @category encoding
  * @since 0.2.0
  */
-export const toJsonLine = (episode: Episode<any>): string => JSON.stringify(Conversation.encode(episode.conversation))
+export const toJsonLine = (episode: Episode<any>): string => JSON.stringify(toRecord(episode)) + "\n"
 
 /**
- * An {@link RunManyOptions.onEpisode} sink that appends each episode's conversation as one line to
- * a JSONL file (created if missing), through the given `append` function (for example
+ * An {@link RunManyOptions.onEpisode} sink that appends each episode as one line to a JSONL file
+ * (created if missing), through the given `append` function (for example
  * `(line) => fs.appendFile(path, line)` from `@effect/platform`'s `FileSystem`, or a Node stream).
+ * `append` gets {@link toJsonLine}'s line, newline included.
  *
  * @category encoding
  * @since 0.2.0
  */
 export const appendJsonl =
   <E, R>(append: (line: string) => Effect.Effect<void, E, R>) => (episode: Episode<any>): Effect.Effect<void, E, R> =>
-    append(toJsonLine(episode) + "\n")
+    append(toJsonLine(episode))
 
 /**
  * The error an episode failed with, if it did.

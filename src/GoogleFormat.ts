@@ -297,7 +297,9 @@ export interface InputBlob extends Schema.Schema.Type<typeof InputBlob> {}
 
 /**
  * A function call as decode reads it: `id` optional, `args` any JSON (a non-object is an
- * `InvalidToolArguments` error, a missing one means `{}`).
+ * `InvalidToolArguments` error, a missing one means `{}`). `partialArgs` holding arguments, or
+ * `willContinue: true`, make it a fragment of a call streamed in parts, a `MalformedInput` here:
+ * {@link decodeStream} assembles fragments into whole calls.
  *
  * @category schemas
  * @since 0.1.0
@@ -621,12 +623,16 @@ export interface ResponseOptions extends responseDecoder.ResponseOptions {}
 /**
  * Read a Gemini `GenerateContentResponse`, as `models.generateContent` returns it, or one of its
  * candidates, into a {@link ModelResponse.ModelResponse}: the assistant turn (its parts read as
- * {@link decode} reads a model turn; `citationMetadata`, `groundingMetadata` and `finishMessage`
- * kept in the message's `detail`), the stop reason (`STOP` → `stop`, or `tool_calls` when the turn
- * calls functions; `MAX_TOKENS` / `CONTINUATION` → `max_tokens`; `SAFETY`, `RECITATION`,
+ * {@link decode} reads a model turn), the stop reason (`STOP` → `stop`, or `tool_calls` when the
+ * turn calls functions; `MAX_TOKENS` / `CONTINUATION` → `max_tokens`; `SAFETY`, `RECITATION`,
  * `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`, `IMAGE_*` filters → `content_filter`; anything else
- * `other`) and the usage (`outputTokens` counts the thoughts). A blocked prompt (no candidates,
- * `promptFeedback.blockReason`) is a `NoAnswer` error carrying the block reason. Never throws.
+ * `other`) and the usage (`inputTokens` counts the tool-use prompt, `outputTokens` the thoughts).
+ * Nothing Gemini sends is dropped: a part's other fields go to its block's `detail.google`, the
+ * candidate's (`groundingMetadata`, `citationMetadata`, `urlContextMetadata`, `safetyRatings`,
+ * `finishMessage`, ...) to the message's `detail.google`, the response's (`usageMetadata` as sent,
+ * `createTime`, `promptFeedback`, ...) to the response's `detail.google` (docs/formats/google.md,
+ * "What an answer keeps"). A blocked prompt (no candidates, `promptFeedback.blockReason`) is a
+ * `NoAnswer` error carrying the block reason. Never throws.
  *
  * @category decoding
  * @since 0.2.0
@@ -641,7 +647,10 @@ export const decodeResponse = (
  * Fold a stream of `GenerateContentResponse` chunks (what `models.generateContentStream` yields;
  * from the SDK's async generator with `Stream.fromAsyncIterable`) into the response
  * {@link decodeResponse} gives for the same answer sent whole (adjacent text of the same kind
- * joined). A stream that ends before a candidate's `finishReason` fails with `IncompleteStream`.
+ * joined, the candidate's metadata merged over the chunks). Function-call arguments streamed in
+ * parts (`partialArgs`, `willContinue`: Vertex AI and Gemini 3 with `streamFunctionCallArguments`)
+ * are assembled into one tool call. A stream that ends before a candidate's `finishReason`, or
+ * while a call's arguments are still coming, fails with `IncompleteStream` (naming the call).
  *
  * @category decoding
  * @since 0.2.0

@@ -26,6 +26,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
+import * as fs from "node:fs/promises"
 import * as ClientModule from "./Client.js"
 import * as Episode from "./Episode.js"
 import type * as Json from "./Json.js"
@@ -275,3 +276,39 @@ export const readOrThrow = Throwing.readOrThrow
  * @since 0.2.0
  */
 export const writeOrThrow = Throwing.writeOrThrow
+
+/**
+ * One JSONL line for an episode, newline included: its `Episode.toRecord` record (task, rewards and
+ * their total, stop reason, turns, usage, tool calls, the canonical conversation under `messages`
+ * and the session's tools), which `openreward-effect convert --jsonl --record rollout` reads.
+ *
+ * @category episodes
+ * @since 0.3.0
+ */
+export const toJsonLine: (episode: Episode.Episode<unknown>) => string = Episode.toJsonLine
+
+/**
+ * An `onEpisode` sink for {@link Environment.runEpisodes} that appends each episode to the JSONL
+ * file at `path` (created if missing), one {@link toJsonLine} line each, in the order episodes end.
+ * Lines are appended one at a time; a failed write rejects the run.
+ *
+ * @example
+ * ```ts no-run
+ * import * as OpenReward from "openreward-effect/Promise"
+ *
+ * const client = OpenReward.connect({ baseUrl: "http://127.0.0.1:8080" })
+ * const env = client.environment("triviaenv")
+ * await env.runEpisodes(await env.tasks("train"), step, { onEpisode: OpenReward.appendJsonl("episodes.jsonl") })
+ * ```
+ *
+ * @category episodes
+ * @since 0.3.0
+ */
+export const appendJsonl = (path: string): (episode: Episode.Episode<unknown>) => Promise<void> => {
+  let last: Promise<void> = Promise.resolve()
+  return (episode) => {
+    const line = toJsonLine(episode)
+    last = last.then(() => fs.appendFile(path, line))
+    return last
+  }
+}

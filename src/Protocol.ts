@@ -11,8 +11,11 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Block from "./Block.js"
+import * as Conversation from "./Conversation.js"
 import * as Json from "./Json.js"
 import * as Message from "./Message.js"
+import * as Prompt from "./Prompt.js"
+import * as ProtocolError from "./ProtocolError.js"
 
 const nullable = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
@@ -201,7 +204,8 @@ export const ToolCall = Schema.Struct({
 export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
 
 /**
- * The body of `/create`: either a `task_spec`, or a `split` and an `index`.
+ * The body of `/create`: either a `task_spec`, or a `split` and an `index` (the reference's model
+ * validator, checked once the fields are valid).
  *
  * @category schemas
  * @since 0.1.0
@@ -212,7 +216,15 @@ export const CreateSession = Schema.Struct({
   split: nullable(Schema.String),
   index: nullable(LaxInt),
   toolset_name: nullable(Schema.String)
-}).annotations({ identifier: "CreateSession" })
+}).pipe(
+  Schema.filter((payload) => {
+    const hasSpec = payload.task_spec !== null
+    const hasIndex = payload.split !== null && payload.index !== null
+    if (hasSpec === hasIndex) return "Provide either task_spec or both split and index, not both/neither"
+    if ((payload.split === null) !== (payload.index === null)) return "split and index must both be provided together"
+    return true
+  }, { identifier: "CreateSession" })
+)
 
 /**
  * @category models
@@ -361,46 +373,438 @@ export const ScoreGroupOutput = Schema.Struct({
  */
 export interface ScoreGroupOutput extends Schema.Schema.Type<typeof ScoreGroupOutput> {}
 
+// -----------------------------------------------------------------------------
+// answers
+// -----------------------------------------------------------------------------
+
+/**
+ * The body of `/health`: `ok`, or `draining` (with status 503) while the server drains before it
+ * stops.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Health = Schema.Struct({ status: Schema.Literal("ok", "draining") }).annotations({ identifier: "Health" })
+
+/**
+ * The body of `/version`: the reference SDK version whose protocol the server speaks, and the
+ * build's commit (`OPENREWARD_BUILD_SHA`) when it has one.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Version = Schema.Struct({
+  version: Schema.String,
+  build_sha: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Version" })
+
+/**
+ * The body of `/list_environments`: the names of the environments served, the default first.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const EnvironmentNames = Schema.Array(Schema.String).annotations({ identifier: "EnvironmentNames" })
+
+/**
+ * The body of `/ping`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Pong = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Pong" })
+
+/**
+ * A session id as `/delete` and `/delete_session` answer it, and as the hosted platform ends a
+ * `/create_session` stream with it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const SessionId = Schema.Struct({ sid: Schema.String }).annotations({ identifier: "SessionId" })
+
+/**
+ * The end of a `/create_session` stream: empty (`null`) from a local server, which names the
+ * session in the stream's `task_id` event, or the session id from the hosted platform.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const SessionCreated = Schema.NullOr(SessionId).annotations({ identifier: "SessionCreated" })
+
+/**
+ * The body of `/create`'s answer. The reference client does not read it, so `sid` is not held to
+ * being a string.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Created = Schema.Struct({ sid: Schema.NullOr(Schema.String) }).annotations({ identifier: "Created" })
+
+/**
+ * The body a client sends to `/create_session`: the hosted platform's environment variables for
+ * the session's container (a local server does not read it).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const CreateSessionRequest = Schema.Struct({
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+}).annotations({ identifier: "CreateSessionRequest" })
+
+/**
+ * The body of `/splits`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Splits = Schema.Array(Split).annotations({ identifier: "Splits" })
+
+/**
+ * The body of `/tasks` and `/task_range`: tasks as JSON, and the environment as the path named
+ * it (servers that predate `env_name` leave it out).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const TaskList = Schema.Struct({
+  tasks: Schema.Array(Json.JsonObject),
+  env_name: Schema.optional(Schema.String)
+}).annotations({ identifier: "TaskList" })
+
+/**
+ * The body of `/task`: one task as JSON, with `env_name` as in {@link TaskList}.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const TaskAnswer = Schema.Struct({
+  task: Json.JsonObject,
+  env_name: Schema.optional(Schema.String)
+}).annotations({ identifier: "TaskAnswer" })
+
+/**
+ * The body of `/num_tasks`.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const NumTasks = Schema.Struct({ num_tasks: Schema.Int }).annotations({ identifier: "NumTasks" })
+
+// -----------------------------------------------------------------------------
+// routes
+// -----------------------------------------------------------------------------
+
 /**
  * One route of the protocol: its method, whether it sits at the root (`/create`) or under an
- * environment (`/<env>/call`), and its path segment.
+ * environment (`/<env>/call`), its path segment, and what it carries:
+ *
+ * - `payload`: the schema of the JSON body a client sends (`undefined`: none);
+ * - `answer`: `json`, one JSON body, or `events`, a server-sent event stream (`task_id`, `chunk`s,
+ *   then `end` or `error`) whose joined data is the JSON;
+ * - `success`: the schema of that JSON;
+ * - `errors`: the error answers the route may give, each a `ProtocolError` class carrying its
+ *   status.
+ *
+ * The server validates payloads and answers errors from this table; the client reads answers with
+ * the success schemas (and types what it sends with the payload schemas).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Route {
+export interface Route<
+  Payload extends Schema.Schema.AnyNoContext | undefined = Schema.Schema.AnyNoContext | undefined,
+  Success extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext,
+  Errors extends ReadonlyArray<ProtocolError.Class> = ReadonlyArray<ProtocolError.Class>
+> {
   readonly method: "GET" | "POST"
   readonly scope: "root" | "environment"
   readonly path: string
+  /** @since 0.2.0 */
+  readonly answer: "json" | "events"
+  /** @since 0.2.0 */
+  readonly payload: Payload
+  /** @since 0.2.0 */
+  readonly success: Success
+  /** @since 0.2.0 */
+  readonly errors: Errors
 }
 
 /**
- * Every route of the protocol (reference 0.1.167): the one table the server dispatches on (and
- * answers 405, 307 and 308 from) and the client takes its paths from.
+ * The types a route carries.
+ *
+ * @since 0.2.0
+ */
+export declare namespace Route {
+  /**
+   * The payload a route's handler reads (`undefined`: the route takes none).
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type Payload<R extends Route> = R["payload"] extends Schema.Schema.AnyNoContext
+    ? Schema.Schema.Type<R["payload"]>
+    : undefined
+
+  /**
+   * The JSON a client sends to a route (`undefined`: none).
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type PayloadEncoded<R extends Route> = R["payload"] extends Schema.Schema.AnyNoContext
+    ? Schema.Schema.Encoded<R["payload"]>
+    : undefined
+
+  /**
+   * A route's answer, decoded.
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type Success<R extends Route> = Schema.Schema.Type<R["success"]>
+
+  /**
+   * A route's answer as JSON, what a server writes.
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type SuccessEncoded<R extends Route> = Schema.Schema.Encoded<R["success"]>
+
+  /**
+   * The error answers of a route.
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type Error<R extends Route> = Schema.Schema.Type<R["errors"][number]>
+}
+
+/** Error answers any route may give: a failure of the server or of environment code, or shutdown. */
+const always = [ProtocolError.InternalError, ProtocolError.ShuttingDown] as const
+
+/** Error answers of reading a JSON body. */
+const body = [ProtocolError.ContentTooLarge, ProtocolError.UnparsableBody, ProtocolError.ValidationFailed] as const
+
+/** Error answers of naming a session that exists (its setup may still run, or have failed). */
+const existing = [ProtocolError.MissingSessionId, ProtocolError.SessionNotFound, ProtocolError.SessionGone] as const
+
+/** Error answers of naming a session and waiting for its setup. */
+const ready = [...existing, ProtocolError.SessionStarting] as const
+
+/**
+ * Every route of the protocol (reference 0.1.167): the one table the server dispatches on
+ * (answering 405, 307 and 308 from it), validates payloads and answers errors by, and the client
+ * takes its paths and answer schemas from.
+ *
+ * @example
+ * ```ts
+ * import * as Protocol from "openreward-effect/Protocol"
+ * import * as ProtocolError from "openreward-effect/ProtocolError"
+ * import * as Schema from "effect/Schema"
+ *
+ * const route = Protocol.routes.numTasks
+ * console.log(route.method, Protocol.routePath(route, "lab"), route.answer)
+ * console.log(Schema.decodeUnknownSync(route.payload)({ split: "train" }))
+ * console.log(Schema.decodeUnknownSync(route.success)({ num_tasks: 3 }))
+ * console.log(route.errors.map((error) => `${ProtocolError.statusOf(error)} ${error._tag}`).join(", "))
+ * ```
+ *
+ * ```text output
+ * POST /lab/num_tasks json
+ * { split: 'train' }
+ * { num_tasks: 3 }
+ * 500 InternalError, 503 ShuttingDown, 413 ContentTooLarge, 400 UnparsableBody, 422 ValidationFailed, 400 InvalidSplit
+ * ```
  *
  * @category constants
  * @since 0.1.0
  */
 export const routes = {
-  health: { method: "GET", scope: "root", path: "health" },
-  version: { method: "GET", scope: "root", path: "version" },
-  listEnvironments: { method: "GET", scope: "root", path: "list_environments" },
-  ping: { method: "POST", scope: "root", path: "ping" },
-  createSession: { method: "POST", scope: "root", path: "create_session" },
-  deleteSession: { method: "POST", scope: "root", path: "delete_session" },
-  create: { method: "POST", scope: "root", path: "create" },
-  delete: { method: "POST", scope: "root", path: "delete" },
-  tools: { method: "GET", scope: "environment", path: "tools" },
-  splits: { method: "GET", scope: "environment", path: "splits" },
-  tasks: { method: "POST", scope: "environment", path: "tasks" },
-  numTasks: { method: "POST", scope: "environment", path: "num_tasks" },
-  task: { method: "POST", scope: "environment", path: "task" },
-  taskRange: { method: "POST", scope: "environment", path: "task_range" },
-  taskTools: { method: "GET", scope: "environment", path: "task_tools" },
-  prompt: { method: "GET", scope: "environment", path: "prompt" },
-  messages: { method: "GET", scope: "environment", path: "messages" },
-  call: { method: "POST", scope: "environment", path: "call" },
-  scoreGroup: { method: "POST", scope: "environment", path: "score_group" }
+  health: {
+    method: "GET",
+    scope: "root",
+    path: "health",
+    answer: "json",
+    payload: undefined,
+    success: Health,
+    errors: always
+  },
+  version: {
+    method: "GET",
+    scope: "root",
+    path: "version",
+    answer: "json",
+    payload: undefined,
+    success: Version,
+    errors: always
+  },
+  listEnvironments: {
+    method: "GET",
+    scope: "root",
+    path: "list_environments",
+    answer: "json",
+    payload: undefined,
+    success: EnvironmentNames,
+    errors: always
+  },
+  ping: {
+    method: "POST",
+    scope: "root",
+    path: "ping",
+    answer: "json",
+    payload: undefined,
+    success: Pong,
+    errors: [...always, ...existing]
+  },
+  createSession: {
+    method: "POST",
+    scope: "root",
+    path: "create_session",
+    answer: "events",
+    payload: CreateSessionRequest,
+    success: SessionCreated,
+    errors: [...always, ProtocolError.Draining]
+  },
+  deleteSession: {
+    method: "POST",
+    scope: "root",
+    path: "delete_session",
+    answer: "json",
+    payload: undefined,
+    success: SessionId,
+    errors: [...always, ProtocolError.MissingSessionId]
+  },
+  create: {
+    method: "POST",
+    scope: "root",
+    path: "create",
+    answer: "json",
+    payload: CreateSession,
+    success: Created,
+    errors: [
+      ...always,
+      ...body,
+      ProtocolError.MissingSessionId,
+      ProtocolError.SessionExists,
+      ProtocolError.Draining,
+      ProtocolError.TooManySessions,
+      ProtocolError.UnknownEnvironment,
+      ProtocolError.InvalidSplit,
+      ProtocolError.InvalidIndex,
+      ProtocolError.InvalidSecrets,
+      ProtocolError.UnknownToolset
+    ]
+  },
+  delete: {
+    method: "POST",
+    scope: "root",
+    path: "delete",
+    answer: "json",
+    payload: undefined,
+    success: SessionId,
+    errors: [...always, ProtocolError.MissingSessionId]
+  },
+  tools: {
+    method: "GET",
+    scope: "environment",
+    path: "tools",
+    answer: "json",
+    payload: undefined,
+    success: ListToolsOutput,
+    errors: always
+  },
+  splits: {
+    method: "GET",
+    scope: "environment",
+    path: "splits",
+    answer: "json",
+    payload: undefined,
+    success: Splits,
+    errors: always
+  },
+  tasks: {
+    method: "POST",
+    scope: "environment",
+    path: "tasks",
+    answer: "json",
+    payload: ListTasks,
+    success: TaskList,
+    errors: [...always, ...body, ProtocolError.InvalidSplit, ProtocolError.ListTasksUnsupported]
+  },
+  numTasks: {
+    method: "POST",
+    scope: "environment",
+    path: "num_tasks",
+    answer: "json",
+    payload: ListTasks,
+    success: NumTasks,
+    errors: [...always, ...body, ProtocolError.InvalidSplit]
+  },
+  task: {
+    method: "POST",
+    scope: "environment",
+    path: "task",
+    answer: "json",
+    payload: GetTask,
+    success: TaskAnswer,
+    errors: [...always, ...body, ProtocolError.InvalidSplit, ProtocolError.InvalidIndex]
+  },
+  taskRange: {
+    method: "POST",
+    scope: "environment",
+    path: "task_range",
+    answer: "json",
+    payload: GetTaskRange,
+    success: TaskList,
+    errors: [...always, ...body, ProtocolError.InvalidSplit]
+  },
+  taskTools: {
+    method: "GET",
+    scope: "environment",
+    path: "task_tools",
+    answer: "json",
+    payload: undefined,
+    success: ListToolsOutput,
+    errors: [...always, ...existing]
+  },
+  prompt: {
+    method: "GET",
+    scope: "environment",
+    path: "prompt",
+    answer: "json",
+    payload: undefined,
+    success: Prompt.Prompt,
+    errors: [...always, ...ready]
+  },
+  messages: {
+    method: "GET",
+    scope: "environment",
+    path: "messages",
+    answer: "json",
+    payload: undefined,
+    success: Conversation.Conversation,
+    errors: [...always, ...ready]
+  },
+  call: {
+    method: "POST",
+    scope: "environment",
+    path: "call",
+    answer: "events",
+    payload: ToolCall,
+    success: RunToolOutput,
+    errors: [...always, ...body, ...ready]
+  },
+  scoreGroup: {
+    method: "POST",
+    scope: "environment",
+    path: "score_group",
+    answer: "events",
+    payload: ScoreGroup,
+    success: ScoreGroupOutput,
+    errors: [...always, ...body, ...ready, ProtocolError.ScoreGroupUnsupported]
+  }
 } as const satisfies Record<string, Route>
 
 /**
@@ -418,5 +822,5 @@ export type RouteName = keyof typeof routes
  * @category constructors
  * @since 0.1.0
  */
-export const routePath = (route: Route, environment?: string | undefined): string =>
+export const routePath = (route: Pick<Route, "scope" | "path">, environment?: string | undefined): string =>
   route.scope === "root" || environment === undefined ? `/${route.path}` : `/${environment}/${route.path}`

@@ -73,6 +73,13 @@ export * as Codec from "./Codec.js"
 export * as Protocol from "./Protocol.js"
 
 /**
+ * The protocol's error answers, as tagged errors that carry their HTTP status.
+ *
+ * @since 0.2.0
+ */
+export * as ProtocolError from "./ProtocolError.js"
+
+/**
  * The OpenAI Chat Completions format.
  *
  * @since 0.1.0
@@ -170,3 +177,18 @@ export * as ModelResponse from "./ModelResponse.js"
  * @since 0.2.0
  */
 export * as Ranking from "./Ranking.js"
+
+/**
+ * Datasets: records that hold conversations (fine-tuning, preference and rollout lines), converted
+ * where their conversations are, every other key carried through.
+ *
+ * @since 0.3.0
+ */
+export * as Dataset from "./Dataset.js"
+
+/**
+ * What converting a dataset can fail with beyond a conversation's own errors.
+ *
+ * @since 0.3.0
+ */
+export * as DatasetError from "./DatasetError.js"

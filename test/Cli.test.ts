@@ -11,15 +11,16 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Readable, Writable } from "node:stream"
+import * as zlib from "node:zlib"
 import { Format } from "openreward-effect"
 import type * as AnthropicFormat from "openreward-effect/AnthropicFormat"
 import type * as GoogleFormat from "openreward-effect/GoogleFormat"
 import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
-import ts from "typescript"
 import * as Args from "../src/internal/cli/args.js"
 import { main } from "../src/internal/cli/main.js"
+import * as CompiledCli from "./utils/compiledCli.js"
 
 const root = path.resolve(__dirname, "..")
 
@@ -63,32 +64,7 @@ const write = (name: string, text: string) => {
 const build = path.join(root, "node_modules", ".cache", `openreward-cli-test-${process.pid}`)
 const compiled = path.join(build, "dist", "bin", "cli.js")
 
-beforeAll(() => {
-  // Transpiling each file (no type check: `npm run typecheck` does that) takes a second, where
-  // `tsc -p tsconfig.build.json` takes ten.
-  const { config } = ts.readConfigFile(path.join(root, "tsconfig.build.json"), ts.sys.readFile)
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root)
-  const walk = (dir: string): Array<string> =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
-    )
-  for (const file of walk(path.join(root, "src")).filter((f) => f.endsWith(".ts"))) {
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
-      compilerOptions: {
-        ...options,
-        module: ts.ModuleKind.ES2022,
-        sourceMap: false,
-        declaration: false,
-        declarationMap: false
-      },
-      fileName: file
-    })
-    const out = path.join(build, "dist", path.relative(path.join(root, "src"), file).replace(/\.ts$/, ".js"))
-    fs.mkdirSync(path.dirname(out), { recursive: true })
-    fs.writeFileSync(out, outputText)
-  }
-  fs.copyFileSync(path.join(root, "package.json"), path.join(build, "package.json"))
-}, 60_000)
+beforeAll(() => void CompiledCli.make(root, build), 60_000)
 
 afterAll(() => {
   fs.rmSync(build, { recursive: true, force: true })
@@ -190,20 +166,34 @@ describe("cli convert", () => {
     const error = Format.convert(rich, { from: "canonical", to: "google" })
     assert.isTrue(Either.isLeft(error))
     const { _tag, message } = (error as Either.Left<{ _tag: string; message: string }, unknown>).left
-    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning)\n`)
+    assert.strictEqual(result.stderr, `${_tag}: ${message} (on the command line: --reasoning thought)\n`)
     assert.match(result.stderr, /^UnsupportedBlock: google: message 1, block 0: /)
   })
 
-  it("names the flag when the library's message names an option", async () => {
-    const google = await cli(["convert", "--to", "google"], JSON.stringify(rich))
-    assert.match(google.stderr, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning\)\n$/)
-    const anthropic = await cli(["convert", "--to", "anthropic"], JSON.stringify(laterSystem))
-    assert.match(anthropic.stderr, /set laterSystem to "user".* \(on the command line: --later-system\)\n$/)
-    const openai = await cli(["convert", "--to", "openai"], JSON.stringify(toolImage))
-    assert.match(
-      openai.stderr,
-      /set toolResultImages to "user-message".* \(on the command line: --tool-result-images\)\n$/
-    )
+  it("names the flag and value when the library's message names an option, and following it converts", async () => {
+    const cases: ReadonlyArray<readonly [string, unknown, RegExp, ReadonlyArray<string>]> = [
+      ["google", rich, /encode with \{ reasoning: "thought" \}.* \(on the command line: --reasoning thought\)\n$/, [
+        "--reasoning",
+        "thought"
+      ]],
+      ["anthropic", laterSystem, /set laterSystem to "user".* \(on the command line: --later-system user\)\n$/, [
+        "--later-system",
+        "user"
+      ]],
+      [
+        "openai",
+        toolImage,
+        /set toolResultImages to "user-message".* \(on the command line: --tool-result-images user-message\)\n$/,
+        ["--tool-result-images", "user-message"]
+      ]
+    ]
+    for (const [to, input, hint, flags] of cases) {
+      const failed = await cli(["convert", "--to", to], JSON.stringify(input))
+      assert.strictEqual(failed.code, 1)
+      assert.match(failed.stderr, hint)
+      const followed = await cli(["convert", "--to", to, ...flags], JSON.stringify(input))
+      assert.strictEqual(followed.code, 0, followed.stderr)
+    }
   })
 
   it("decodes a provider transcript with --from", async () => {
@@ -248,10 +238,11 @@ describe("cli convert", () => {
     assert.strictEqual(out[0].system_instruction, "You are a support agent for Acme.")
     assert.deepStrictEqual(out[1].contents, [{ role: "user", parts: [{ text: "last" }] }])
     const errors = result.stderr.trimEnd().split("\n")
-    assert.strictEqual(errors.length, 3)
+    assert.strictEqual(errors.length, 4)
     assert.match(errors[0]!, /^MalformedInput: line 2: not valid JSON/)
     assert.match(errors[1]!, /^UnsupportedBlock: line 3: google: message 1, block 0: /)
     assert.match(errors[2]!, /^UnknownBlockType: line 5: canonical: message 0, block 0: unknown block type "video"/)
+    assert.strictEqual(errors[3], "openreward-effect convert: 2 converted, 3 failed, 1 blank (6 lines)")
   })
 
   it("with --jsonl reads a last line without a newline, CRLF line ends, and lines split across chunks", async () => {
@@ -297,18 +288,83 @@ describe("cli convert", () => {
       [{ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }, [], "pass --from anthropic"],
       [{ contents: [{ role: "user", parts: [{ text: "hi" }] }] }, [], "pass --from google"],
       [
-        [{ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "x" }] }],
+        [
+          { role: "assistant", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "x" }] }
+        ],
         ["--from", "openai"],
         "pass --from anthropic"
       ],
-      [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"]
+      [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"],
+      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"]
     ]
     for (const [input, from, hint] of cases) {
       const result = await cli(["convert", "--to", "anthropic", ...from], JSON.stringify(input))
       assert.strictEqual(result.code, 1, JSON.stringify(input))
       assert.strictEqual(result.stderr.split("\n").length, 2, result.stderr)
       assert.include(result.stderr, hint)
+      // the hint is right: following it converts
+      const [, format] = /pass (--from \S+)/.exec(hint)![1]!.split(" ")
+      const followed = await cli(["convert", "--to", "anthropic", "--from", format!], JSON.stringify(input))
+      assert.strictEqual(followed.code, 0, followed.stderr)
     }
+    // an Anthropic block the canonical model cannot hold, read as anthropic: no format hint (it is one)
+    const document = {
+      messages: [{
+        role: "user",
+        content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "x" } }]
+      }]
+    }
+    const held = await cli(["convert", "--from", "anthropic", "--to", "openai"], JSON.stringify(document))
+    assert.strictEqual(held.code, 1)
+    assert.match(held.stderr, /^UnsupportedContent: /)
+    assert.notInclude(held.stderr, "pass --from")
+    // records: a preference line read as a conversation is named for what it is, and reads as one
+    const dpo = {
+      input: { messages: [{ role: "user", content: "hi" }] },
+      preferred_output: [{ role: "assistant", content: "hello" }],
+      non_preferred_output: [{ role: "assistant", content: "go away" }]
+    }
+    const asChat = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(dpo))
+    assert.strictEqual(asChat.code, 1)
+    assert.include(asChat.stderr, "(this looks like an OpenAI preference fine-tuning record: pass --record openai-dpo)")
+    assert.notInclude(asChat.stderr, "pass --from")
+    const asRecord = await cli(["convert", "--record", "openai-dpo", "--to", "anthropic"], JSON.stringify(dpo))
+    assert.strictEqual(asRecord.code, 0, asRecord.stderr)
+    // a fine-tuning line with an id: its record shape
+    const sft = { id: 7, messages: [{ role: "user", content: "hi" }] }
+    const bare = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
+    assert.include(bare.stderr, "pass --record openai-sft")
+    assert.strictEqual(
+      (await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code,
+      0
+    )
+    // tools beside a bare conversation: the body record carries them
+    const tools = { ...sft, id: undefined, tools: [{ type: "function", function: { name: "f" } }] }
+    const dropped = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(tools))
+    assert.strictEqual(dropped.code, 1)
+    assert.match(dropped.stderr, /^UnsupportedParameter: anthropic: cannot hold tools at \$\.tools: /)
+    assert.include(dropped.stderr, "pass --record openai-sft")
+    // a Responses body with tools: the body record
+    const responses = { input: "hi", tools: [{ type: "function", name: "f", parameters: null, strict: false }] }
+    const asBare = await cli(["convert", "--from", "openai-responses", "--to", "anthropic"], JSON.stringify(responses))
+    assert.include(asBare.stderr, "(this is a request body: pass --record body to convert it with its tool settings)")
+    const asBody = await cli(
+      ["convert", "--record", "body", "--from", "openai-responses", "--to", "anthropic"],
+      JSON.stringify(responses)
+    )
+    assert.strictEqual(asBody.code, 0, asBody.stderr)
+    assert.deepStrictEqual(JSON.parse(asBody.stdout).tools, [{
+      name: "f",
+      input_schema: { type: "object", properties: {} },
+      strict: false
+    }])
+    const carried = await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(tools))
+    assert.strictEqual(carried.code, 0, carried.stderr)
+    assert.deepStrictEqual(JSON.parse(carried.stdout).tools, [{
+      name: "f",
+      input_schema: { type: "object", properties: {} }
+    }])
     // no hint when the input is the format it was read as, only wrong
     const wrong = await cli(["convert", "--to", "anthropic"], JSON.stringify([{ role: "user", blocks: [{}] }]))
     assert.strictEqual(wrong.code, 1)
@@ -668,4 +724,361 @@ describe("cli serve", () => {
     assert.strictEqual(result.code, 1)
     assert.include(result.stderr, "exports no environment")
   }, 60_000)
+})
+
+// -----------------------------------------------------------------------------
+// datasets
+// -----------------------------------------------------------------------------
+
+const corpusCli = path.resolve(root, "..", "shared", "corpora", "transcripts", "cli")
+
+/** The CLI in this process, with bytes for stdin and a terminal (or not) for stderr. */
+const cliBytes = async (
+  args: ReadonlyArray<string>,
+  stdin: Uint8Array,
+  options: { readonly tty?: boolean } = {}
+): Promise<Result & { readonly stdoutBytes: Buffer }> => {
+  const out: Array<Buffer> = []
+  let stderr = ""
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      out.push(Buffer.from(chunk))
+      callback()
+    }
+  })
+  const err = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        stderr += chunk.toString()
+        callback()
+      }
+    }),
+    { isTTY: options.tty === true }
+  )
+  const code = await main(args, { stdin: Readable.from([Buffer.from(stdin)]), stdout, stderr: err })
+  const stdoutBytes = Buffer.concat(out)
+  return { code, stdout: stdoutBytes.toString(), stderr, stdoutBytes }
+}
+
+const sftLine = (id: number, content: string) =>
+  JSON.stringify({ id, messages: [{ role: "user", content }, { role: "assistant", content: "ok" }], weight: 1 })
+
+describe("cli datasets", () => {
+  it("--record keeps every other key; --messages-field and --messages-path convert in place", async () => {
+    const lines = [sftLine(1, "a"), sftLine(2, "b")].join("\n") + "\n"
+    const result = await cli(["convert", "--jsonl", "--record", "openai-sft", "--to", "google"], lines)
+    assert.strictEqual(result.code, 0, result.stderr)
+    const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(out.map((o) => [o.id, o.weight, Object.keys(o)]), [
+      [1, 1, ["id", "contents", "weight"]],
+      [2, 1, ["id", "contents", "weight"]]
+    ])
+    const nested = JSON.stringify({ id: 9, request: { history: [{ role: "user", content: "x" }] } })
+    const field = await cli(
+      ["convert", "--messages-path", "/request/history", "--from", "openai", "--to", "canonical"],
+      nested
+    )
+    assert.strictEqual(field.code, 0, field.stderr)
+    assert.deepStrictEqual(JSON.parse(field.stdout).request.history[0].blocks, [{
+      type: "text",
+      text: "x",
+      detail: null
+    }])
+    const top = await cli(
+      ["convert", "--messages-field", "history", "--from", "openai", "--to", "canonical"],
+      JSON.stringify({ id: 9, history: [{ role: "user", content: "x" }] })
+    )
+    assert.strictEqual(JSON.parse(top.stdout).id, 9)
+    // the shape names the format: --from is not needed, and a decode option of that format applies
+    const usage = await cli(["convert", "--record", "openai-sft", "--messages-field", "m", "--to", "openai"], "{}")
+    assert.strictEqual(usage.code, 2)
+    assert.include(usage.stderr, "--record and --messages-field exclude each other")
+    const option = await cli(
+      ["convert", "--record", "openai-sft", "--to", "canonical", "--encrypted-reasoning", "drop"],
+      sftLine(1, "a")
+    )
+    assert.strictEqual(option.code, 0, option.stderr)
+  })
+
+  it("converts the corpus files users have: every line converted, or refused with a typed error", async () => {
+    // OpenAI's cookbook ships pretty-printed records: the hint says --json-seq, and following it converts them
+    const cookbook = path.join(corpusCli, "cookbook-01-testing-example-head.jsonl")
+    const asLines = await cli(["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic", cookbook])
+    assert.strictEqual(asLines.code, 1)
+    assert.include(
+      asLines.stderr.split("\n")[0],
+      "(this looks like pretty-printed JSON, a record over several lines: pass --json-seq)"
+    )
+    const asSeq = await cli(["convert", "--json-seq", "--record", "openai-sft", "--to", "anthropic", cookbook])
+    assert.strictEqual(asSeq.code, 0, asSeq.stderr)
+    assert.strictEqual(asSeq.stdout.trimEnd().split("\n").length, 2)
+    assert.match(asSeq.stderr, /^openreward-effect convert: 2 converted, 0 failed, 0 blank \(2 records\)\n$/)
+
+    // transcripts and request bodies other projects keep, one per line: converted with their tools
+    // and request keys, or refused for content the canonical model has no form for (or input that
+    // is not the format: SWE-agent's `tool_call_ids`, arguments encoded twice)
+    const inputs = path.join(corpusCli, "openai-inputs.jsonl")
+    const refused: { readonly [line: number]: string } = {
+      7: "MalformedInput",
+      8: "MalformedInput",
+      11: "UnsupportedContent",
+      12: "UnsupportedContent",
+      18: "InvalidToolArguments",
+      21: "UnsupportedContent",
+      22: "UnsupportedContent",
+      23: "UnsupportedContent",
+      24: "UnsupportedContent",
+      32: "UnsupportedContent"
+    }
+    const failures = path.join(tmp, "corpus-failures.jsonl")
+    const input = fs.readFileSync(inputs, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+    for (const to of ["canonical", "anthropic", "google", "openai-responses"]) {
+      const args = ["convert", "--jsonl", "--record", "body", "--from", "openai", "--to", to, "--aligned"]
+      const result = await cli([...args, "--unsupported", "report", "--failures", failures, inputs])
+      assert.strictEqual(result.code, 1)
+      const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
+      assert.strictEqual(out.length, input.length)
+      const failed = fs.readFileSync(failures, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+      assert.deepStrictEqual(Object.fromEntries(failed.map((f) => [f.line, f.tag])), refused, to)
+      for (const f of failed) {
+        assert.deepStrictEqual(Object.keys(f), ["line", "tag", "message", "path"])
+        assert.strictEqual(out[f.line - 1], null)
+      }
+      input.forEach((record, i) => {
+        if (refused[i + 1] !== undefined || Array.isArray(record)) return
+        // every key that is not conversation or tools is carried through as it was
+        for (const [key, value] of Object.entries(record)) {
+          if (["messages", "tools", "tool_choice", "parallel_tool_calls"].includes(key)) continue
+          assert.deepStrictEqual(out[i][key], value, `line ${i + 1} ${key} to ${to}`)
+        }
+        // and every function tool has its place in the target's tools
+        const tools = (record as { tools?: ReadonlyArray<unknown> }).tools ?? []
+        const written = to === "google" ? out[i].tools?.[0]?.function_declarations ?? [] : out[i].tools ?? []
+        assert.strictEqual(written.length, tools.length, `line ${i + 1} to ${to}`)
+      })
+      assert.match(result.stderr, /openreward-effect convert: 22 converted, 10 failed, 0 blank/)
+    }
+  })
+
+  it("input as people have it: a byte order mark, bytes that are not UTF-8, gzip in and out", async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf])
+    const doc = await cliBytes(
+      ["convert", "--from", "openai", "--to", "canonical"],
+      Buffer.concat([bom, Buffer.from("[{\"role\":\"user\",\"content\":\"hi\"}]")])
+    )
+    assert.strictEqual(doc.code, 0, doc.stderr)
+    const lines = Buffer.concat([
+      bom,
+      Buffer.from(sftLine(1, "a") + "\n"),
+      Buffer.from("{\"id\": 2, \"messages\": [{\"role\": \"user\", \"content\": \"b"),
+      Buffer.from([0xff]),
+      Buffer.from("\"}]}\n" + sftLine(3, "c") + "\n")
+    ])
+    const result = await cliBytes(["convert", "--jsonl", "--record", "openai-sft", "--to", "openai"], lines)
+    assert.strictEqual(result.code, 1)
+    const at = 3 + sftLine(1, "a").length + 1 + 53
+    assert.strictEqual(lines[at], 0xff)
+    assert.strictEqual(
+      result.stderr.split("\n")[0],
+      `InvalidUtf8: line 2: not valid UTF-8: byte 53 of the line (byte ${at} of the input)`
+    )
+    assert.deepStrictEqual(result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l).id), [1, 3])
+    const whole = await cliBytes(["convert", "--to", "openai"], Buffer.from([0x5b, 0x0a, 0xc3]))
+    assert.strictEqual(whole.stderr, "InvalidUtf8: not valid UTF-8: byte 0 of the line (byte 2 of the input)\n")
+
+    // gzip: read by the file's name or its first bytes, written by --output's name or --gzip
+    const plain = [sftLine(1, "a"), sftLine(2, "b")].join("\n") + "\n"
+    const gz = write("records.jsonl.gz", "")
+    fs.writeFileSync(gz, zlib.gzipSync(plain))
+    const out = path.join(tmp, "out.jsonl.gz")
+    const fromFile = await cli([
+      "convert",
+      "--jsonl",
+      "--record",
+      "openai-sft",
+      "--to",
+      "anthropic",
+      "--output",
+      out,
+      gz
+    ])
+    assert.strictEqual(fromFile.code, 0, fromFile.stderr)
+    assert.strictEqual(fromFile.stdout, "")
+    const expected =
+      (await cli(["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic", "--quiet"], plain)).stdout
+    assert.strictEqual(zlib.gunzipSync(fs.readFileSync(out)).toString(), expected)
+    const fromStdin = await cliBytes(
+      ["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic", "--gzip"],
+      zlib.gzipSync(plain)
+    )
+    assert.strictEqual(zlib.gunzipSync(fromStdin.stdoutBytes).toString(), expected)
+    const broken = await cliBytes(["convert", "--jsonl", "--to", "openai"], zlib.gzipSync(plain).subarray(0, 30))
+    assert.strictEqual(broken.code, 2)
+    assert.match(broken.stderr, /^openreward-effect convert: cannot read the input: the input is not valid gzip/)
+  })
+
+  it("reads a file whose lines cross its 1 MiB reads, the same as from standard input", async () => {
+    // (a line's start is kept across reads as a copy: the read buffers are filled again)
+    const lines: Array<string> = []
+    for (let i = 0; i < 400; i++) lines.push(sftLine(i, "é".repeat((i * 7919) % 20000)))
+    const input = lines.join("\n") + "\n"
+    assert.isAbove(input.length, 3 << 20)
+    const args = ["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic"]
+    const fromFile = await cli([...args, write("crossing.jsonl", input)])
+    const fromStdin = await cli(args, input)
+    assert.strictEqual(fromFile.stderr, "openreward-effect convert: 400 converted, 0 failed, 0 blank (400 lines)\n")
+    assert.strictEqual(fromFile.stdout, fromStdin.stdout)
+  })
+
+  it("--json-seq reads concatenated, pretty-printed and RS-separated records, numbered by their first line", async () => {
+    const records = [
+      JSON.stringify({ id: 1, messages: [{ role: "user", content: "a } { \" [" }] }, null, 2),
+      JSON.stringify({ id: 2, messages: [{ role: "user", content: "b" }] }),
+      "\u001e" + JSON.stringify({ id: 3, messages: [] }),
+      "{\"id\": 4, \"messages\": [{\"role\": \"nobody\"}]}"
+    ]
+    const input = records.slice(0, 2).join("") + "\n\n" + records.slice(2).join("\n") + "\n"
+    const result = await cli(["convert", "--json-seq", "--record", "openai-sft", "--to", "canonical"], input)
+    assert.strictEqual(result.code, 1)
+    const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(out.map((o) => o.id), [1, 2, 3])
+    const lineOf4 = input.slice(0, input.indexOf("{\"id\": 4")).split("\n").length
+    assert.match(result.stderr, new RegExp(`^MalformedInput: line ${lineOf4}: `))
+    assert.match(result.stderr, /3 converted, 1 failed, 0 blank \(4 records\)\n$/)
+  })
+
+  it("--aligned keeps line k of the output for line k of the input; --failures lists each failure; the rerun one-liner converts them alone", async () => {
+    const input =
+      [sftLine(1, "a"), "{oops", "", sftLine(4, "d"), JSON.stringify({ id: 5 }), sftLine(6, "f")].join("\n") + "\n"
+    const file = write("aligned.jsonl", input)
+    const failures = path.join(tmp, "failed.jsonl")
+    const args = ["convert", "--jsonl", "--record", "openai-sft", "--to", "anthropic"]
+    const result = await cli([...args, "--aligned", "--failures", failures, file])
+    assert.strictEqual(result.code, 1)
+    const out = result.stdout.split("\n")
+    assert.strictEqual(out.length - 1, input.split("\n").length - 1)
+    assert.deepStrictEqual(out.map((l) => l === "" ? "" : l === "null" ? null : JSON.parse(l).id), [
+      1,
+      null,
+      "",
+      4,
+      null,
+      6,
+      ""
+    ])
+    const listed = fs.readFileSync(failures, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(listed.map((f) => [f.line, f.tag, f.path]), [[2, "MalformedInput", []], [
+      5,
+      "MalformedInput",
+      ["messages"]
+    ]])
+    assert.match(result.stderr, /3 converted, 2 failed, 1 blank \(6 lines\)\n$/)
+    // docs/datasets.md's rerun: the failed lines alone, fixed or with other options
+    const rerun = await new Promise<string>((resolve, reject) =>
+      execFile(
+        "bash",
+        ["-c", `jq -r .line "${failures}" | awk 'NR==FNR{want[$1];next} FNR in want' - "${file}"`],
+        (error, stdout) => error ? reject(error) : resolve(stdout)
+      )
+    )
+    assert.deepStrictEqual(rerun.trimEnd().split("\n"), ["{oops", JSON.stringify({ id: 5 })])
+  })
+
+  it("a summary on stderr; a progress line only on a terminal, and not with --quiet", async () => {
+    const input = Buffer.from([sftLine(1, "a"), "", "{"].join("\n") + "\n")
+    const args = ["convert", "--jsonl", "--record", "openai-sft", "--to", "openai"]
+    const piped = await cliBytes(args, input)
+    assert.notInclude(piped.stderr, "\r")
+    assert.match(piped.stderr, /openreward-effect convert: 1 converted, 1 failed, 1 blank \(3 lines\)\n$/)
+    const terminal = await cliBytes(args, input, { tty: true })
+    assert.match(terminal.stderr, /\r\x1b\[K3 lines · 0\.0 MB · [\d.]+ MB\/s · 1 failed/)
+    assert.match(terminal.stderr, /\r\x1b\[Kopenreward-effect convert: 1 converted/)
+    const quiet = await cliBytes([...args, "--quiet"], input, { tty: true })
+    assert.strictEqual(quiet.stderr.split("\n").filter((l) => l !== "").length, 1)
+    assert.notInclude(quiet.stderr, "\r")
+  })
+
+  it("reads Parquet rows (nested lists, 64-bit integers), one row group at a time", async () => {
+    const { parquetWriteBuffer } = await import("hyparquet-writer")
+    const rows = [
+      { id: 1n, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] },
+      { id: 2n ** 60n, messages: [{ role: "user", content: "ü" }] },
+      { id: 3n, messages: [{ role: "wizard", content: "?" }] }
+    ]
+    const buffer = parquetWriteBuffer({
+      columnData: [{ name: "id", data: rows.map((r) => r.id) }, {
+        name: "messages",
+        data: rows.map((r) => r.messages)
+      }],
+      schema: [
+        { name: "root", num_children: 2 },
+        { name: "id", type: "INT64", repetition_type: "REQUIRED" },
+        { name: "messages", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+        { name: "list", repetition_type: "REPEATED", num_children: 1 },
+        { name: "element", repetition_type: "OPTIONAL", num_children: 2 },
+        { name: "role", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+        { name: "content", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }
+      ],
+      rowGroupSize: 2
+    })
+    const file = path.join(tmp, "train.parquet")
+    fs.writeFileSync(file, new Uint8Array(buffer))
+    const result = await cli(["convert", "--record", "openai-sft", "--to", "anthropic", "--aligned", file])
+    assert.strictEqual(result.code, 1)
+    const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(out[0], {
+      id: 1,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "text", text: "hello" }] }
+      ]
+    })
+    assert.strictEqual(out[1].id, String(2n ** 60n))
+    assert.strictEqual(out[2], null)
+    assert.match(result.stderr, /^MalformedInput: row 3: /)
+    assert.match(result.stderr, /2 converted, 1 failed, 0 blank \(3 rows\)\n$/)
+    const stdin = await cli(["convert", "--parquet", "--to", "openai"], "")
+    assert.strictEqual(stdin.code, 2)
+    assert.include(stdin.stderr, "Parquet input needs a FILE")
+  })
+
+  it("usage: framings exclude each other; per-record options need many records", async () => {
+    for (
+      const [args, message] of [
+        [["--jsonl", "--json-seq"], "--jsonl and --json-seq exclude each other"],
+        [["--aligned"], "--aligned applies to many records"],
+        [["--jobs", "2"], "--jobs applies to many records"],
+        [["--jsonl", "--jobs", "0"], "--jobs must be between 1 and 64"],
+        [["--messages-path", "a/b"], "--messages-path must be a JSON pointer"],
+        [["--record", "auto", "--encrypted-reasoning", "drop"], "needs --from with --record auto"]
+      ] as const
+    ) {
+      const result = await cli(["convert", "--to", "openai", ...args], "[]")
+      assert.strictEqual(result.code, 2, args.join(" "))
+      assert.include(result.stderr, message)
+    }
+  })
+
+  it(
+    "--jobs N: worker threads, output in input order, the same bytes, failures and summary as one thread",
+    async () => {
+      const lines: Array<string> = []
+      for (let i = 1; i <= 3000; i++) {
+        lines.push(
+          i % 97 === 0 ? "{broken" : i % 89 === 0 ? "" : sftLine(i, "x".repeat(i % 500) + "ü")
+        )
+      }
+      const file = write("many.jsonl", lines.join("\n") + "\n")
+      const args = ["convert", "--jsonl", "--record", "openai-sft", "--to", "google", "--aligned", file]
+      const one = await node(args)
+      const four = await node([...args, "--jobs", "3"])
+      assert.strictEqual(one.code, 1)
+      assert.strictEqual(four.code, 1)
+      assert.strictEqual(four.stdout, one.stdout)
+      assert.strictEqual(four.stderr, one.stderr)
+      assert.strictEqual(one.stdout.split("\n").length - 1, 3000)
+      assert.match(one.stderr, /2,937 converted, 30 failed, 33 blank \(3,000 lines\)\n$/)
+    },
+    60_000
+  )
 })

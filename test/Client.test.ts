@@ -28,6 +28,7 @@ import * as Environment from "openreward-effect/Environment"
 import * as Format from "openreward-effect/Format"
 import * as Message from "openreward-effect/Message"
 import * as Prompt from "openreward-effect/Prompt"
+import * as Protocol from "openreward-effect/Protocol"
 import * as Provider from "openreward-effect/Provider"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
@@ -1184,6 +1185,68 @@ describe("Error mapping", () => {
         assert.strictEqual(error._tag, "MalformedResponse")
         if (error._tag !== "MalformedResponse") return
         assert.deepStrictEqual(error.path, [0, "type"])
+      })
+    )
+  })
+
+  it.effect("every JSON answer is read by its route's success schema, and a MalformedResponse names the route", () => {
+    const { run, server } = setup()
+    const cases: ReadonlyArray<{
+      readonly route: Protocol.RouteName
+      readonly request: string
+      readonly body: unknown
+      readonly path: ReadonlyArray<string | number>
+      readonly run: (env: Client.Environment) => Effect.Effect<unknown, ClientError.ClientError>
+    }> = [
+      {
+        route: "numTasks",
+        request: "POST /dialogue/num_tasks",
+        body: { num_tasks: "3" },
+        path: ["num_tasks"],
+        run: (e) => e.numTasks("train")
+      },
+      {
+        route: "tasks",
+        request: "POST /dialogue/tasks",
+        body: { tasks: [1] },
+        path: ["tasks", 0],
+        run: (e) => e.tasks("train")
+      },
+      {
+        route: "task",
+        request: "POST /dialogue/task",
+        body: { task: [] },
+        path: ["task"],
+        run: (e) => e.task("train", 0)
+      },
+      {
+        route: "taskRange",
+        request: "POST /dialogue/task_range",
+        body: { tasks: {} },
+        path: ["tasks"],
+        run: (e) => e.taskRange("train")
+      },
+      {
+        route: "tools",
+        request: "GET /dialogue/tools",
+        body: { tools: [{ name: 1 }] },
+        path: ["tools", 0, "name"],
+        run: (e) => e.listTools()
+      }
+    ]
+    for (const c of cases) server.fail(c.request, { kind: "status", status: 200, body: JSON.stringify(c.body) })
+    return run((client) =>
+      Effect.gen(function*() {
+        for (const c of cases) {
+          // the route's schema refuses the body, at the same place
+          const decoded = Schema.decodeUnknownEither(Protocol.routes[c.route].success as Schema.Schema<unknown>)(c.body)
+          assert.isTrue(Either.isLeft(decoded), c.route)
+          const error = failure(yield* Effect.exit(c.run(client.environment("dialogue"))))
+          assert.strictEqual(error._tag, "MalformedResponse", c.route)
+          if (error._tag !== "MalformedResponse") return
+          assert.strictEqual(error.route, `/${Protocol.routes[c.route].path}`)
+          assert.deepStrictEqual(error.path, c.path, c.route)
+        }
       })
     )
   })

@@ -8,14 +8,21 @@
  * The examples run one after another inside this worker, each imported as a module (one process, one
  * transform cache), with `console` captured while it runs. `npm run docs:outputs` (DOCS_UPDATE=1)
  * writes what they print into the docs instead of comparing.
+ *
+ * A page's shell sessions (```sh session fences: `$ command` lines, each followed by what it prints)
+ * run too, in bash, in a directory holding the files the page shows (fences marked `file=NAME`), with
+ * `openreward-effect` on the PATH as the compiled CLI (one transpiled copy of `src/`); what they print
+ * (stdout and stderr together) must be what the page shows, and `npm run docs:outputs` rewrites it.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import * as util from "node:util"
+import * as CompiledCli from "./utils/compiledCli.js"
 import * as Docs from "./utils/docs.js"
 
 const root = path.resolve(__dirname, "..")
@@ -141,4 +148,62 @@ describe("documentation examples", () => {
       fs.writeFileSync(full, Docs.rewrite(file, fs.readFileSync(full, "utf8"), outputs))
     }
   })
+})
+
+const pages = Docs.sessionPages(root)
+
+describe("documentation shell sessions", () => {
+  const build = path.join(root, "node_modules", ".cache", `openreward-docs-cli-${process.pid}`)
+  const bin = path.join(build, "bin")
+  let cli = ""
+  // the sessions' own `openreward-effect`: the compiled CLI, run with plain node
+  it("builds the CLI the sessions run", () => {
+    cli = CompiledCli.make(root, build)
+    fs.mkdirSync(bin, { recursive: true })
+    fs.writeFileSync(path.join(bin, "openreward-effect"), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, {
+      mode: 0o755
+    })
+    assert.isAbove(pages.length, 0)
+  }, 60_000)
+
+  for (const page of pages) {
+    it(`${page.file}: every command prints what the page shows`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openreward-docs-session-"))
+      const outputs = new Map<number, string>()
+      try {
+        for (const file of page.files) {
+          fs.mkdirSync(path.dirname(path.join(dir, file.name)), { recursive: true })
+          if ("from" in file) fs.copyFileSync(path.join(root, file.from), path.join(dir, file.name))
+          else fs.writeFileSync(path.join(dir, file.name), file.text)
+        }
+        for (const command of page.commands) {
+          const printed = await new Promise<string>((resolve) => {
+            const child = execFile("bash", ["-c", `exec 2>&1\n${command.command}`], {
+              cwd: dir,
+              env: { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}` },
+              maxBuffer: 1 << 26
+            }, (_error, stdout) => resolve(stdout))
+            child.stdin?.end()
+          })
+          const shown = Docs.normalize(printed)
+          if (update) outputs.set(command.line, shown)
+          else {
+            assert.strictEqual(
+              shown,
+              Docs.normalize(command.output),
+              `${page.file}:${command.line}: \`${command.command}\` printed something else (npm run docs:outputs)`
+            )
+          }
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+      if (update) {
+        const full = path.join(root, page.file)
+        fs.writeFileSync(full, Docs.rewriteSessions(page.file, fs.readFileSync(full, "utf8"), outputs))
+      }
+    }, 120_000)
+  }
+
+  afterAll(() => fs.rmSync(build, { recursive: true, force: true }))
 })

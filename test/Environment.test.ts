@@ -317,6 +317,30 @@ describe("Environment", () => {
       assert.isTrue(Either.isLeft(env.task.decode({ when: 5 })))
     }))
 
+  it.effect("a task whose encoded form is not a JSON object is refused when served (the protocol's tasks are objects)", () =>
+    Effect.gen(function*() {
+      const env = Environment.make({
+        name: "Words",
+        task: Schema.String,
+        splits: ["train"],
+        tasks: { train: ["alpha"] },
+        prompt: ({ task }) => [Block.text(task)],
+        tools: [noop]
+      })
+      const served = compile(env)
+      const attempts: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+        served.listTasks("train"),
+        served.taskJson("train", 0),
+        served.taskRange("train", 0, 1)
+      ]
+      for (const attempt of attempts) {
+        const error = yield* Effect.flip(attempt)
+        assert.include(String(error), "a task's encoded form is not a JSON object: alpha")
+      }
+      // reading a task for a session is not writing it: that still works
+      assert.deepStrictEqual(yield* served.task("train", 0), Option.some("alpha"))
+    }))
+
   it("validate reports what the server would refuse", () => {
     const base = { splits: ["train"], tasks: {}, prompt: () => [], tools: [noop] } as const
     const reason = (env: Environment.Any) =>

@@ -3,6 +3,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -11,6 +12,7 @@ import { createServer } from "node:http"
 import * as Block from "openreward-effect/Block"
 import * as Client from "openreward-effect/Client"
 import * as Conversation from "openreward-effect/Conversation"
+import * as Dataset from "openreward-effect/Dataset"
 import * as Environment from "openreward-effect/Environment"
 import * as Episode from "openreward-effect/Episode"
 import * as Message from "openreward-effect/Message"
@@ -19,6 +21,8 @@ import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
 import { environments } from "../examples/support.js"
 import { layer } from "./utils/layer.js"
+
+const line = (record: unknown) => JSON.stringify(record) + "\n"
 
 // An environment whose tools exercise every branch of the loop.
 const Counter = Environment.make({
@@ -217,11 +221,72 @@ layer(TestLive, { timeout: 30_000 })("Episode", (it) => {
       assert.isTrue((yield* Ref.get(peak)) <= 2)
       const written = yield* Ref.get(lines)
       assert.strictEqual(written.length, 5)
-      // each line is a canonical conversation that the strict reader accepts
-      for (const line of written) {
+      // each line is a record: its task, rewards, stop, turns, usage, and the canonical conversation
+      // under `messages`, which the strict reader accepts; lines come as episodes end, the task on each
+      const records = written.map((line) => {
         assert.isTrue(line.endsWith("\n"))
-        assert.strictEqual(Conversation.decode(JSON.parse(line))._tag, "Right")
+        assert.strictEqual(line.indexOf("\n"), line.length - 1)
+        return JSON.parse(line)
+      })
+      assert.sameDeepMembers(records.map((r) => r.task), sources)
+      for (const record of records) {
+        assert.strictEqual(Conversation.decode(record.messages)._tag, "Right")
+        const episode = episodes.find((e) => JSON.stringify(e.source) === JSON.stringify(record.task))!
+        assert.deepStrictEqual(record, JSON.parse(JSON.stringify(Episode.toRecord(episode))))
+        assert.strictEqual(Episode.toJsonLine(episode), line(record))
       }
+      const finished = records.find((r) => r.task.index === 0)
+      assert.deepStrictEqual(
+        [finished.failed, finished.stop, finished.rewards, finished.totalReward, finished.turns],
+        [false, { reason: "Finished", tool: "done" }, [0.25, 1], 1.25, 2]
+      )
+      assert.deepStrictEqual(finished.tools.map((t: { name: string }) => t.name), ["done", "explode", "tick"])
+      const failed = records.find((r) => r.task.index === 99)
+      assert.strictEqual(failed.failed, true)
+      assert.strictEqual(failed.stop.reason, "Failed")
+      assert.strictEqual(failed.session, null)
+      assert.deepStrictEqual(Object.keys(failed.stop.error), ["tag", "message"])
+    }))
+
+  it.effect("a record reads back with `Dataset` (record rollout): converted in place, every other key kept", () =>
+    Effect.sync(() => {
+      const episode: Episode.Episode = {
+        source: { split: "train", index: 2 },
+        sid: "s1",
+        conversation: [Message.system("Count."), Message.user("Go"), Message.assistant("3")],
+        tools: [{ name: "tick", description: "Add one.", input_schema: { type: "object", properties: {} } }],
+        calls: [],
+        rewards: [],
+        totalReward: null,
+        turns: 1,
+        usage: { inputTokens: 5 },
+        stop: { _tag: "ModelStopped", stopReason: "stop" }
+      }
+      const record = JSON.parse(Episode.toJsonLine(episode))
+      const converted = Dataset.convertRecord(record, { record: "rollout", to: "anthropic" })
+      assert.isTrue(Either.isRight(converted))
+      const out = (converted as Either.Right<never, Dataset.Converted>).right.value as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(out), [
+        "task",
+        "session",
+        "failed",
+        "stop",
+        "rewards",
+        "totalReward",
+        "turns",
+        "usage",
+        "calls",
+        "system",
+        "messages",
+        "tools"
+      ])
+      assert.strictEqual(out["system"], "Count.")
+      assert.deepStrictEqual(out["tools"], [{
+        name: "tick",
+        description: "Add one.",
+        input_schema: { type: "object", properties: {} }
+      }])
+      assert.deepStrictEqual(out["stop"], { reason: "ModelStopped", stopReason: "stop" })
     }))
 
   it.effect("drives the example environments", () =>

@@ -10,13 +10,25 @@
  * times are asserted with room for a loaded 2-core machine (a case that ends at once must end
  * within 10 s, one that ends at a 2 s deadline within 15 s). docs/client.md states the same bounds
  * with the default settings.
+ *
+ * The counts are exact under load too. The server runs in the test's process, and on a loaded
+ * machine it can see a request late: a 1 s deadline could end the attempt before the request was
+ * even written, and the server would count one request less. So the Effect API runs its cases on a
+ * clock whose deadlines start once the server has every request the client began to send
+ * (`catchingUp`); the Promise API, whose clock cannot be reached, runs them with its shortened
+ * deadlines twice as long. Either way the count is taken once the server has caught up.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as Client from "openreward-effect/Client"
@@ -73,17 +85,56 @@ const inSessionP = (f: (session: OpenReward.Session) => Promise<unknown>) => asy
 
 const inSessionOperation = { effect: inSession(() => Effect.void) }
 
-/** Run `operation` through one API; the failure it ends with, how long it took. */
+/**
+ * A live clock whose sleeps (but a retry's backoff, under 100 ms) begin only once `server` has seen
+ * every request the client has begun to send (waiting at most 10 s for it). An in-process server
+ * on a loaded machine can see a request late: a short deadline (a 1 s heartbeat) could otherwise
+ * end an attempt before the server saw it, and the request count would say one request less than
+ * the client sent. With it, every deadline still runs its whole length, from when the server has
+ * the request.
+ */
+const catchingUp = (server: HostileServer, started: () => number): Clock.Clock => {
+  const live = Clock.make()
+  const caughtUp = (deadline: number): Effect.Effect<void> =>
+    Effect.suspend(() =>
+      server.hits.length >= started() || Date.now() > deadline
+        ? Effect.void
+        : Effect.zipRight(live.sleep(Duration.millis(5)), caughtUp(deadline))
+    )
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis(),
+    currentTimeMillis: live.currentTimeMillis,
+    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos(),
+    currentTimeNanos: live.currentTimeNanos,
+    sleep: (duration) =>
+      Duration.lessThan(duration, Duration.millis(100))
+        ? live.sleep(duration)
+        : Effect.zipRight(Effect.suspend(() => caughtUp(Date.now() + 10_000)), live.sleep(duration))
+  }
+}
+
+/**
+ * Run `operation` through one API; the failure it ends with, how long it took. With `gate`, the
+ * Effect API's deadlines wait for that server to see each request first (see {@link catchingUp}).
+ */
 const attempt = (
   api: Api,
   operation: Pick<Operation, "effect" | "promise">,
-  options: Client.Options
+  options: Client.Options,
+  gate?: HostileServer
 ): Effect.Effect<{ readonly exit: Exit.Exit<unknown, unknown>; readonly seconds: number }> =>
   Effect.gen(function*() {
     const start = performance.now()
+    let started = 0
+    const counting = Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, HttpClient.tapRequest(() => Effect.sync(() => void started++)))
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
     const exit = api === "Effect"
       ? yield* Effect.exit(Effect.scoped(Effect.flatMap(Client.make(options), operation.effect))).pipe(
-        Effect.provide(NodeHttpClient.layerUndici)
+        Effect.provide(counting),
+        gate === undefined ? (self) => self : Effect.withClock(catchingUp(gate, () => started))
       )
       : yield* Effect.promise(async () => {
         const client = OpenReward.connect(options)
@@ -464,18 +515,47 @@ const streamOperations: { readonly [name: string]: Operation } = {
   }
 }
 
+/**
+ * A case as the Promise API runs it: its shortened deadlines twice as long (the Promise API's
+ * clock cannot be held for the server as the Effect API's is, see {@link catchingUp}), the texts
+ * that name them to match.
+ */
+const forPromise = (expected: Case): Case => {
+  if (expected.options === undefined) return expected
+  let says = expected.says
+  const options: Record<string, unknown> = { ...expected.options }
+  for (const key of ["heartbeatTimeout", "requestTimeout", "createTimeout", "callTimeout"] as const) {
+    const value = expected.options[key]
+    if (value === undefined) continue
+    const longer = Duration.times(Duration.decode(value), 2)
+    options[key] = longer
+    says = says?.replace(Duration.format(Duration.decode(value)), Duration.format(longer))
+  }
+  return { ...expected, options: options as Client.Options, ...(says === undefined ? {} : { says }) }
+}
+
+/** Wait (at most 5 s) until the server has seen `n` requests to `route`: it may see the last one late. */
+const seen = (server: HostileServer, route: string, n: number) =>
+  Effect.void.pipe(
+    Effect.repeat({ schedule: Schedule.spaced("5 millis"), until: () => server.count(route) >= n }),
+    Effect.timeout("5 seconds"),
+    Effect.ignore
+  )
+
 const check = (
   api: Api,
   operation: Operation,
-  expected: Case
+  table: Case
 ) =>
   withServer((server) =>
     Effect.gen(function*() {
+      const expected = api === "Promise" ? forPromise(table) : table
       server.on(operation.route, expected.handler)
-      const { exit, seconds } = yield* attempt(api, operation, settings(server.origin, expected.options))
+      const { exit, seconds } = yield* attempt(api, operation, settings(server.origin, expected.options), server)
       const error = failureOf(exit)
       assert.strictEqual(error._tag, expected.tag, error.message)
       if (expected.says !== undefined) assert.include(error.message, expected.says)
+      yield* seen(server, operation.route, expected.requests)
       const requests = server.count(operation.route)
       assert.strictEqual(requests, expected.requests, error.message)
       assert.isAtMost(seconds, expected.seconds)

@@ -12,7 +12,12 @@ import {
   FinishReason,
   type FunctionDeclaration,
   GenerateContentResponse,
-  GoogleGenAI
+  GoogleGenAI,
+  HarmCategory,
+  HarmProbability,
+  MediaModality,
+  TrafficType,
+  UrlRetrievalStatus
 } from "@google/genai"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -25,6 +30,7 @@ import {
   Block,
   Conversation,
   GoogleFormat,
+  type Json,
   Message,
   OpenAiFormat,
   OpenRouterFormat,
@@ -604,7 +610,11 @@ describe("GoogleFormat.decodeResponse", () => {
         Block.reasoning("", { signature: "c2ln" }),
         Block.toolCall("call_resp-1_1", "lookup", { id: "7" }),
         Block.toolCall("call_resp-1_2", "lookup", { id: "8" })
-      ], { detail: { citationMetadata: { citations: [{ startIndex: 0, endIndex: 3, uri: "https://example.com" }] } } })
+      ], {
+        detail: {
+          google: { citationMetadata: { citations: [{ startIndex: 0, endIndex: 3, uri: "https://example.com" }] } }
+        }
+      })
     )
     assert.strictEqual(r.stopReason, "tool_calls")
     assert.strictEqual(r.providerStopReason, "STOP")
@@ -615,6 +625,110 @@ describe("GoogleFormat.decodeResponse", () => {
       reasoningTokens: 3
     })
     assert.strictEqual(r.model, "gemini-test")
+    assert.deepStrictEqual(r.detail, {
+      google: {
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 3, totalTokenCount: 18 }
+      }
+    })
+  })
+
+  it("keeps every field Gemini sends: on the block, the message or the response, under google", () => {
+    const logprobsResult = { chosenCandidates: [{ token: "Hi", logProbability: -0.1 }], topCandidates: [] }
+    const answer = gemini({
+      responseId: "resp-2",
+      modelVersion: "gemini-test",
+      createTime: "2026-05-04T20:01:02.264968Z",
+      promptFeedback: {
+        safetyRatings: [{ category: HarmCategory.HARM_CATEGORY_HARASSMENT, probability: HarmProbability.NEGLIGIBLE }]
+      },
+      candidates: [{
+        index: 0,
+        finishReason: FinishReason.STOP,
+        finishMessage: "done",
+        tokenCount: 2,
+        avgLogprobs: -0.1,
+        logprobsResult,
+        safetyRatings: [{ category: HarmCategory.HARM_CATEGORY_HATE_SPEECH, probability: HarmProbability.LOW }],
+        groundingMetadata: { webSearchQueries: ["hi"], groundingChunks: [{ web: { uri: "https://a.example" } }] },
+        urlContextMetadata: {
+          urlMetadata: [{
+            retrievedUrl: "https://a.example",
+            urlRetrievalStatus: UrlRetrievalStatus.URL_RETRIEVAL_STATUS_SUCCESS
+          }]
+        },
+        citationMetadata: { citations: [{ startIndex: 0, endIndex: 2, uri: "https://a.example" }] },
+        content: {
+          role: "model",
+          parts: [
+            { text: "Hi", thoughtSignature: "c2ln", partMetadata: { source: "x" } },
+            { inlineData: { mimeType: "image/png", data: "AA==", displayName: "dot.png" } },
+            { functionCall: { name: "f", args: {} }, videoMetadata: { fps: 1 } }
+          ]
+        }
+      }],
+      usageMetadata: {
+        promptTokenCount: 10,
+        toolUsePromptTokenCount: 4,
+        candidatesTokenCount: 5,
+        thoughtsTokenCount: 3,
+        totalTokenCount: 22,
+        trafficType: TrafficType.ON_DEMAND,
+        promptTokensDetails: [{ modality: MediaModality.TEXT, tokenCount: 10 }]
+      }
+    })
+    // the SDK's own additions are not Gemini's answer
+    Object.assign(answer, {
+      sdkHttpResponse: { headers: { "x-request-id": "1" } },
+      automaticFunctionCallingHistory: []
+    })
+    const r = right(GoogleFormat.decodeResponse(answer))
+    assert.deepStrictEqual(r.message.blocks, [
+      Block.reasoning("", { signature: "c2ln" }),
+      Block.text("Hi", { detail: { google: { partMetadata: { source: "x" } } } }),
+      Block.image("AA==", "image/png", { detail: { google: { inlineData: { displayName: "dot.png" } } } }),
+      Block.toolCall("call_resp-2_2", "f", {}, { detail: { google: { videoMetadata: { fps: 1 } } } })
+    ])
+    const candidate = answer.candidates![0]!
+    assert.deepStrictEqual(r.message.detail, {
+      google: {
+        finishMessage: "done",
+        tokenCount: 2,
+        avgLogprobs: -0.1,
+        logprobsResult,
+        safetyRatings: candidate.safetyRatings!,
+        groundingMetadata: candidate.groundingMetadata!,
+        urlContextMetadata: candidate.urlContextMetadata!,
+        citationMetadata: candidate.citationMetadata!
+      }
+    } as unknown as Json.JsonObject)
+    assert.deepStrictEqual(r.detail, {
+      google: {
+        createTime: "2026-05-04T20:01:02.264968Z",
+        promptFeedback: answer.promptFeedback!,
+        usageMetadata: answer.usageMetadata!
+      }
+    } as unknown as Json.JsonObject)
+    // tool-use prompt tokens (what server-side tools put in the prompt) are input: the counts add up
+    assert.deepStrictEqual(r.usage, {
+      inputTokens: 14,
+      outputTokens: 8,
+      totalTokens: 22,
+      reasoningTokens: 3
+    })
+    // fields no release of the API has yet are kept the same way
+    const future = right(GoogleFormat.decodeResponse({
+      candidates: [{
+        finishReason: "STOP",
+        futureCandidateField: 1,
+        content: { parts: [{ text: "a", futurePartField: true }], futureContentField: "c" }
+      }],
+      futureResponseField: { a: 1 }
+    }))
+    assert.deepStrictEqual(future.message.blocks, [Block.text("a", { detail: { google: { futurePartField: true } } })])
+    assert.deepStrictEqual(future.message.detail, {
+      google: { futureCandidateField: 1, content: { futureContentField: "c" } }
+    })
+    assert.deepStrictEqual(future.detail, { google: { futureResponseField: { a: 1 } } })
   })
 
   it("reads one candidate; ids from a hash of the parts, or a prefix", () => {
@@ -681,6 +795,56 @@ describe("GoogleFormat.decodeStream", () => {
         GoogleFormat.decodeStream(Stream.fromIterable(GoogleStandIn.chunks(final).slice(0, -1)))
       )
       assert.strictEqual(e._tag, "IncompleteStream")
+    }))
+
+  it.effect("leaves out the empty text part Gemini sends beside the finishReason, not one that carries a signature", () =>
+    Effect.gen(function*() {
+      const chunk = (part: object, finishReason?: FinishReason) =>
+        gemini({
+          responseId: "e",
+          candidates: [{
+            index: 0,
+            content: { role: "model", parts: [part] },
+            ...(finishReason === undefined ? {} : { finishReason })
+          }]
+        })
+      const call = chunk({ functionCall: { name: "f", args: {} } })
+      const plain = yield* GoogleFormat.decodeStream(Stream.make(call, chunk({ text: "" }, FinishReason.STOP)))
+      assert.deepStrictEqual(plain.message.blocks, [Block.toolCall("call_e_0", "f", {})])
+      const signed = yield* GoogleFormat.decodeStream(
+        Stream.make(call, chunk({ text: "", thoughtSignature: "c2ln" }, FinishReason.STOP))
+      )
+      assert.deepStrictEqual(signed.message.blocks, [
+        Block.toolCall("call_e_0", "f", {}),
+        Block.reasoning("", { signature: "c2ln" }),
+        Block.text("")
+      ])
+    }))
+
+  it.effect("merges the candidate's metadata over the chunks: snapshots keep the last, pieces keep every piece", () =>
+    Effect.gen(function*() {
+      const rating = { category: HarmCategory.HARM_CATEGORY_HARASSMENT, probability: HarmProbability.NEGLIGIBLE }
+      const cite = (uri: string) => ({ startIndex: 0, endIndex: 1, uri })
+      const grounding = { webSearchQueries: ["q"], groundingChunks: [{ web: { uri: "https://a.example" } }] }
+      const chunk = (text: string, fields: object) =>
+        gemini({
+          responseId: "s",
+          candidates: [{ index: 0, content: { role: "model", parts: [{ text }] }, ...fields }]
+        })
+      const r = yield* GoogleFormat.decodeStream(Stream.make(
+        // Gemini sends an empty groundingMetadata until the last chunk, and the same ratings again
+        chunk("a", { groundingMetadata: {}, safetyRatings: [rating], citationMetadata: { citations: [cite("1")] } }),
+        chunk("b", { groundingMetadata: {}, safetyRatings: [rating], citationMetadata: { citations: [cite("2")] } }),
+        chunk("c", { groundingMetadata: grounding, safetyRatings: [rating], finishReason: FinishReason.STOP })
+      ))
+      assert.deepStrictEqual(r.message.blocks, [Block.text("abc")])
+      assert.deepStrictEqual(r.message.detail, {
+        google: {
+          groundingMetadata: grounding,
+          safetyRatings: [rating],
+          citationMetadata: { citations: [cite("1"), cite("2")] }
+        }
+      } as unknown as Json.JsonObject)
     }))
 
   it.prop(

@@ -5,7 +5,10 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as fs from "node:fs/promises"
 import { createServer } from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Block from "openreward-effect/Block"
 import * as ClientError from "openreward-effect/ClientError"
 import * as ConversionError from "openreward-effect/ConversionError"
@@ -119,6 +122,44 @@ describe("Promise API", () => {
       assert.strictEqual(episode.stop._tag, "Failed")
     } finally {
       await client.close()
+    }
+  })
+
+  it("appendJsonl: one record per episode, as they end, each with its task; a failed one marked failed", async () => {
+    const client = OpenReward.connect({ baseUrl, apiKey: "" })
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "promise-jsonl-"))
+    const file = path.join(dir, "episodes.jsonl")
+    try {
+      const env = client.environment("triviaenv", { variant: "triviaenv" })
+      const sources = [{ split: "train", index: 0 }, { split: "train", index: 1 }, { split: "nosuchsplit", index: 0 }]
+      await env.runEpisodes(
+        sources,
+        async () => ({
+          message: Message.assistant([Block.toolCall("c", "answer", { answer: "Paris" })]),
+          stopReason: "tool_calls",
+          usage: { inputTokens: 3 }
+        }),
+        { progress: false, onEpisode: OpenReward.appendJsonl(file) }
+      )
+      const text = await fs.readFile(file, "utf8")
+      assert.isTrue(text.endsWith("\n"))
+      const records = text.trimEnd().split("\n").map((l) => JSON.parse(l))
+      assert.sameDeepMembers(records.map((r) => r.task), sources)
+      const failed = records.find((r) => r.task.split === "nosuchsplit")
+      assert.strictEqual(failed.failed, true)
+      assert.strictEqual(failed.stop.reason, "Failed")
+      assert.isString(failed.stop.error.tag)
+      assert.notInclude(failed.stop.error.message, "    at ")
+      for (const r of records.filter((r) => !r.failed)) {
+        assert.strictEqual(r.stop.reason, "Finished")
+        assert.strictEqual(r.usage.inputTokens, 3)
+        assert.deepStrictEqual(r.tools.map((t: { name: string }) => t.name), ["answer", "hint"])
+      }
+      // and toJsonLine is the same line, newline included
+      assert.isTrue(OpenReward.toJsonLine.length === 1)
+    } finally {
+      await client.close()
+      await fs.rm(dir, { recursive: true, force: true })
     }
   })
 

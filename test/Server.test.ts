@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -10,6 +11,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
@@ -28,12 +30,14 @@ import * as Block from "openreward-effect/Block"
 import * as Environment from "openreward-effect/Environment"
 import * as Message from "openreward-effect/Message"
 import * as Protocol from "openreward-effect/Protocol"
+import * as ProtocolError from "openreward-effect/ProtocolError"
 import * as Server from "openreward-effect/Server"
 import * as Tool from "openreward-effect/Tool"
 import * as App from "../src/internal/server/app.js"
 import { TaskRegistry } from "../src/internal/server/calls.js"
 import * as Compiled from "../src/internal/server/compiled.js"
 import { floatJson, repr, reprString, Tuple } from "../src/internal/server/python.js"
+import type * as Router from "../src/internal/server/router.js"
 import { SessionStore } from "../src/internal/server/sessions.js"
 import * as Sse from "../src/internal/server/sse.js"
 import { layer } from "./utils/layer.js"
@@ -913,6 +917,167 @@ layer(TestServer)("Server", (it) => {
           "spec opened-spec Lab"
         )
         yield* post("/delete", undefined, "c1")
+      }))
+  })
+
+  describe("the route table", () => {
+    const AnswerBody = Schema.Struct({
+      detail: Schema.Union(Schema.String, Schema.Array(ProtocolError.ValidationItem))
+    })
+
+    /**
+     * A reply held to its route: a success decodes with the route's success schema (an event
+     * stream's joined data, `null` when empty), an error has a status the route lists and a detail.
+     */
+    const conforms = (name: Protocol.RouteName, reply: Reply, what: string) => {
+      const route: Protocol.Route = Protocol.routes[name]
+      if (reply.status === 200) {
+        const json = route.answer === "json" ? JSON.parse(reply.body) : eventsJson(reply.body)
+        const decoded = Schema.decodeUnknownEither(route.success, { onExcessProperty: "error" })(json)
+        assert.isTrue(Either.isRight(decoded), `${what}: ${reply.body}`)
+        return "ok"
+      }
+      const statuses = route.errors.map(ProtocolError.statusOf)
+      assert.include(statuses, reply.status, `${what}: ${reply.status} is not among ${name}'s error answers`)
+      assert.isTrue(Either.isRight(Schema.decodeUnknownEither(AnswerBody)(JSON.parse(reply.body))), what)
+      return reply.status
+    }
+
+    const eventsJson = (body: string): unknown => {
+      const joined = events(body).filter((e) => e.event === "chunk" || e.event === "end").map((e) => e.data).join("")
+      return joined === "" ? null : JSON.parse(joined)
+    }
+
+    it.effect("every answer of every route is one its route declares", () =>
+      Effect.gen(function*() {
+        const seen = new Map<string, Set<string | number>>()
+        const check = (name: Protocol.RouteName, what: string) => (reply: Reply) => {
+          const outcome = conforms(name, reply, what)
+          seen.set(name, (seen.get(name) ?? new Set()).add(outcome))
+        }
+        check("health", "health")(yield* get("/health"))
+        check("version", "version")(yield* get("/version"))
+        check("listEnvironments", "list")(yield* get("/list_environments"))
+        check("createSession", "create_session")(yield* post("/create_session", {}))
+        check("create", "create")(yield* create("rt1"))
+        check("create", "create again")(yield* create("rt1"))
+        check("create", "create neither")(yield* create("rt2", {}))
+        check("create", "create without a sid")(yield* post("/create", { split: "train", index: 0 }))
+        check("create", "unknown environment")(yield* create("rt2", { split: "train", index: 0, env_name: "nope" }))
+        check("create", "invalid split")(yield* create("rt2", { split: "zzz", index: 0 }))
+        check("create", "invalid index")(yield* create("rt2", { split: "train", index: 9 }))
+        check("create", "toolset")(yield* create("rt2", { split: "train", index: 0, toolset_name: "x" }))
+        check("create", "secrets")(yield* create("rt2", { split: "train", index: 0 }, { "x-secrets": "%%%" }))
+        check("ping", "ping")(yield* post("/ping", undefined, "rt1"))
+        check("ping", "ping unknown")(yield* post("/ping", undefined, "nobody"))
+        check("ping", "ping without a sid")(yield* post("/ping"))
+        check("tools", "tools")(yield* get("/lab/tools"))
+        check("splits", "splits")(yield* get("/lab/splits"))
+        check("tasks", "tasks")(yield* post("/lab/tasks", { split: "train" }))
+        check("tasks", "tasks, bad split")(yield* post("/lab/tasks", { split: "zzz" }))
+        check("tasks", "tasks, index only")(yield* post("/big/tasks", { split: "train" }))
+        check("tasks", "tasks, no body")(yield* post("/lab/tasks"))
+        check("tasks", "tasks, too large")(yield* post("/lab/tasks", { split: "x".repeat(70 * 1024) }))
+        check("tasks", "tasks, not UTF-8")(yield* postRaw("/lab/tasks", "{\"split\":\"\udc00\"}", "application/json"))
+        check("numTasks", "num_tasks")(yield* post("/lab/num_tasks", { split: "train" }))
+        check("numTasks", "num_tasks, bad split")(yield* post("/lab/num_tasks", { split: "zzz" }))
+        check("task", "task")(yield* post("/lab/task", { split: "train", index: -1 }))
+        check("task", "task, bad index")(yield* post("/lab/task", { split: "train", index: 3 }))
+        check("taskRange", "task_range")(yield* post("/lab/task_range", { split: "train", start: 1 }))
+        check("taskRange", "task_range, bad body")(yield* post("/lab/task_range", { split: "train", stop: "x" }))
+        check("taskTools", "task_tools")(yield* get("/lab/task_tools", "rt1"))
+        check("taskTools", "task_tools unknown")(yield* get("/lab/task_tools", "nobody"))
+        check("prompt", "prompt")(yield* get("/lab/prompt", "rt1"))
+        check("prompt", "prompt without a sid")(yield* get("/lab/prompt"))
+        check("messages", "messages")(yield* get("/lab/messages", "rt1"))
+        check("call", "call")(yield* post("/lab/call", { name: "echo", input: { text: "x" } }, "rt1"))
+        check("call", "call refused")(yield* post("/lab/call", { name: "nope", input: {} }, "rt1"))
+        check("call", "call, bad body")(yield* post("/lab/call", { name: 1 }, "rt1"))
+        check("call", "call unknown")(yield* post("/lab/call", { name: "echo", input: {} }, "nobody"))
+        check("scoreGroup", "score_group unsupported")(yield* post("/lab/score_group", { candidates: [] }, "rt1"))
+        yield* create("rt3", { split: "train", index: 0, env_name: "judge" })
+        check("scoreGroup", "score_group")(
+          yield* post("/judge/score_group", { candidates: [{ messages: [] }, { messages: [] }] }, "rt3")
+        )
+        yield* create("rt4", { split: "train", index: 0, env_name: "broken" }, {
+          "x-secrets": Buffer.from(JSON.stringify({ token: { value: "tok-rt4" } })).toString("base64")
+        })
+        check("prompt", "prompt, setup failed")(yield* get("/broken/prompt", "rt4"))
+        check("delete", "delete")(yield* post("/delete", undefined, "rt1"))
+        check("delete", "delete without a sid")(yield* post("/delete"))
+        check("deleteSession", "delete_session")(yield* post("/delete_session", undefined, "rt1"))
+        check("ping", "ping deleted")(yield* post("/ping", undefined, "rt1"))
+        yield* post("/delete", undefined, "rt3")
+        yield* post("/delete", undefined, "rt4")
+        // The tour reached every route, and every status each route can give here.
+        assert.deepStrictEqual(
+          Object.fromEntries([...seen].map(([name, outcomes]) => [name, [...outcomes].map(String).sort()])),
+          {
+            health: ["ok"],
+            version: ["ok"],
+            listEnvironments: ["ok"],
+            createSession: ["ok"],
+            create: ["400", "404", "422", "ok"],
+            ping: ["400", "404", "ok"],
+            tools: ["ok"],
+            splits: ["ok"],
+            tasks: ["400", "413", "422", "ok"],
+            numTasks: ["400", "ok"],
+            task: ["400", "ok"],
+            taskRange: ["422", "ok"],
+            taskTools: ["404", "ok"],
+            prompt: ["400", "500", "ok"],
+            messages: ["ok"],
+            call: ["404", "422", "ok"],
+            scoreGroup: ["404", "ok"],
+            delete: ["400", "ok"],
+            deleteSession: ["ok"]
+          }
+        )
+      }))
+
+    it.effect("a /call input holding a number JSON cannot carry (1e999) is refused by the payload schema", () =>
+      Effect.gen(function*() {
+        yield* create("rt5")
+        const reply = yield* postRaw(
+          "/lab/call",
+          "{\"name\":\"echo\",\"input\":{\"text\":1e999}}",
+          "application/json",
+          "rt5"
+        )
+        assert.strictEqual(reply.status, 422)
+        const [item] = detail(reply) as Array<ProtocolError.ValidationItem>
+        assert.deepStrictEqual(item!.loc, ["body", "input", "text"])
+        yield* post("/delete", undefined, "rt5")
+      }))
+
+    it.effect("each handler may fail only with its route's error answers (checked by the compiler)", () =>
+      Effect.sync(() => {
+        // /call may answer 503 while its session starts ...
+        const starting: Router.Handlers<never>["call"] = () => Effect.fail(new ProtocolError.SessionStarting())
+        // @ts-expect-error ... but never "Invalid split"
+        const split: Router.Handlers<never>["call"] = () => Effect.fail(new ProtocolError.InvalidSplit({ split: "x" }))
+        // @ts-expect-error /health never answers 404 for a session
+        const health: Router.Handlers<never>["health"] = () => Effect.fail(new ProtocolError.SessionNotFound())
+        const ok: Router.Handlers<never>["health"] = () => Effect.fail(new ProtocolError.ShuttingDown())
+        assert.strictEqual([starting, split, health, ok].length, 4)
+        assert.notInclude(Protocol.routes.call.errors as ReadonlyArray<unknown>, ProtocolError.InvalidSplit)
+        assert.include(Protocol.routes.call.errors as ReadonlyArray<unknown>, ProtocolError.SessionStarting)
+      }))
+
+    it.effect("an error's status is its class's annotation, as HttpApiSchema reads it", () =>
+      Effect.sync(() => {
+        const all = new Set(Object.values(Protocol.routes).flatMap((route): ReadonlyArray<unknown> => route.errors))
+        assert.strictEqual(all.size, ProtocolError.ProtocolError.members.length)
+        for (const error of ProtocolError.ProtocolError.members) {
+          const status = ProtocolError.statusOf(error)
+          assert.strictEqual(HttpApiSchema.getStatusError(error), status, error._tag)
+          // the status field is that literal, filled in by the constructor
+          const field = error.fields.status as unknown as {
+            readonly ast: { readonly type: { readonly literal: unknown } }
+          }
+          assert.strictEqual(field.ast.type.literal, status, error._tag)
+        }
       }))
   })
 

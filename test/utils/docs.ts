@@ -158,3 +158,83 @@ export const rewrite = (file: string, text: string, outputs: ReadonlyMap<number,
   }
   return lines.join("\n")
 }
+
+// -----------------------------------------------------------------------------
+// shell sessions
+// -----------------------------------------------------------------------------
+
+/**
+ * A page's shell sessions: ```sh session fences, whose `$ command` lines run in bash, each followed
+ * by what it prints (stdout and stderr, as a terminal shows them), and the files the page shows as
+ * fences marked `file=NAME` (```jsonl file=train.jsonl), which the sessions' commands read. The
+ * commands of a page run in order in one directory, so a later one reads what an earlier one wrote.
+ */
+export interface Sessions {
+  readonly file: string
+  /** The files, by their text, or (`<!-- session-file: NAME = PATH -->`, for bytes) a path in the repository. */
+  readonly files: ReadonlyArray<
+    { readonly name: string; readonly text: string } | { readonly name: string; readonly from: string }
+  >
+  readonly commands: ReadonlyArray<Command>
+}
+
+/** One `$ command` of a session, and the lines (0-based, end exclusive) of the output shown after it. */
+export interface Command {
+  readonly line: number
+  readonly command: string
+  readonly output: string
+  readonly from: number
+  readonly to: number
+}
+
+/** The shell sessions and files of one markdown page. */
+export const sessions = (file: string, text: string): Sessions => {
+  const lines = text.split("\n")
+  const files: Array<{ name: string; text: string } | { name: string; from: string }> = []
+  const commands: Array<Command> = []
+  for (let i = 0; i < lines.length; i++) {
+    const copied = /^<!-- session-file: (\S+) = (\S+) -->$/.exec(lines[i]!)
+    if (copied !== null) files.push({ name: copied[1]!, from: copied[2]! })
+    const named = /^```\S*\s+file=(\S+)\s*$/.exec(lines[i]!)
+    const session = /^```sh session\s*$/.test(lines[i]!)
+    if (named === null && !session) continue
+    let close = i + 1
+    while (close < lines.length && !/^```\s*$/.test(lines[close]!)) close++
+    if (named !== null) files.push({ name: named[1]!, text: lines.slice(i + 1, close).join("\n") + "\n" })
+    else {
+      let at = i + 1
+      while (at < close) {
+        const command = /^\$ (.*)$/.exec(lines[at]!)
+        if (command === null) throw new Error(`${file}:${at + 1}: a session line that is not a command or its output`)
+        let end = at + 1
+        while (end < close && !lines[end]!.startsWith("$ ")) end++
+        commands.push({
+          line: at + 1,
+          command: command[1]!,
+          output: lines.slice(at + 1, end).join("\n"),
+          from: at + 1,
+          to: end
+        })
+        at = end
+      }
+    }
+    i = close
+  }
+  return { file, files, commands }
+}
+
+/** Every page under `root` with shell sessions. */
+export const sessionPages = (root: string): Array<Sessions> =>
+  files(root).filter((f) => f.endsWith(".md")).map((f) => sessions(f, fs.readFileSync(path.join(root, f), "utf8")))
+    .filter((s) => s.commands.length > 0)
+
+/** Rewrite a page's session outputs: `outputs` maps a command's line to what it printed. */
+export const rewriteSessions = (file: string, text: string, outputs: ReadonlyMap<number, string>): string => {
+  const lines = text.split("\n")
+  const edits = sessions(file, text).commands.filter((c) => outputs.has(c.line)).reverse()
+  for (const command of edits) {
+    const printed = outputs.get(command.line)!
+    lines.splice(command.from, command.to - command.from, ...(printed === "" ? [] : printed.split("\n")))
+  }
+  return lines.join("\n")
+}

@@ -24,6 +24,22 @@ export type Source = typeof sources[number]
 export const targets = [...formats, "prompt", "canonical"] as const
 export type Target = typeof targets[number]
 
+/** The record shapes of `--record` and the format each is read as (checked against `Dataset` by a test). */
+export const shapeFormats = {
+  body: undefined,
+  "openai-sft": "openai",
+  "openai-rft": "openai",
+  "openai-dpo": "openai",
+  "anthropic-bedrock": "anthropic",
+  "gemini-tuning": "google",
+  rollout: "canonical"
+} as const satisfies { readonly [shape: string]: Source | undefined }
+export type Shape = keyof typeof shapeFormats
+export const shapes = Object.keys(shapeFormats) as ReadonlyArray<Shape>
+
+/** A JSON pointer (RFC 6901). */
+const pointer = /^(\/([^~/]|~[01])*)*$/
+
 /** One value of a choice, and the formats that accept it (all the flag's formats when absent). */
 export interface Choice {
   readonly value: string
@@ -206,12 +222,16 @@ export interface Command {
 export const convert: Command = {
   name: "convert",
   summary: "convert conversations between the canonical shape, the provider formats and /prompt",
-  usage: `${program} convert --to FORMAT [--from FORMAT] [--jsonl] [options] [FILE]`,
+  usage: `${program} convert --to FORMAT [--from FORMAT] [--jsonl | --json-seq | --parquet] [options] [FILE]`,
   description: [
     "Reads one conversation (a JSON document) from FILE or standard input and writes it, converted, to",
-    "standard output. With --jsonl, reads one conversation per line and writes one JSON line per",
-    "converted conversation, streamed, in order. A conversation that cannot be converted is reported",
-    "on standard error, one line each (`Tag: line N: message`), and the exit code is then 1."
+    "standard output. With --jsonl, reads one record per line and writes one JSON line per converted",
+    "record, streamed, in order (--json-seq: records written one after another, pretty-printed or not;",
+    "--parquet: the rows of a Parquet file). A record that cannot be converted is reported on standard",
+    "error, one line each (`Tag: line N: message`), and the exit code is then 1; a summary line ends the",
+    "run. Input compressed with gzip is read as it is (.gz, or by its first bytes); a leading byte order",
+    "mark is skipped. With --record or --messages-field the conversations sit inside records whose other",
+    "keys are carried through (docs/datasets.md)."
   ],
   positional: { name: "FILE", required: false, description: "the input file (default: standard input)" },
   flags: [
@@ -238,7 +258,94 @@ export const convert: Command = {
       name: "jsonl",
       key: "jsonl",
       kind: "boolean",
-      description: "one conversation per line in, one JSON line per conversation out"
+      description: "one record per line in, one JSON line per record out"
+    },
+    {
+      name: "json-seq",
+      key: "jsonSeq",
+      kind: "boolean",
+      description: "records written one after another (pretty-printed, concatenated, RFC 7464) in, JSON lines out"
+    },
+    {
+      name: "parquet",
+      key: "parquet",
+      kind: "boolean",
+      description: "FILE is Parquet (also when it ends in .parquet): one record per row, JSON lines out"
+    },
+    {
+      name: "record",
+      key: "record",
+      kind: "choice",
+      choices: choice([...shapes, "auto"]),
+      metavar: "SHAPE",
+      description:
+        "each record is a dataset line of this shape (auto: told from its keys); its conversations are converted in place, its other keys kept"
+    },
+    {
+      name: "messages-field",
+      key: "messagesField",
+      kind: "text",
+      metavar: "KEY",
+      description:
+        "each record's message list is under KEY; the keys beside it are the rest of its body, every other key is kept"
+    },
+    {
+      name: "messages-path",
+      key: "messagesPath",
+      kind: "text",
+      metavar: "POINTER",
+      pattern: { regex: pointer, rule: "a JSON pointer such as /request/messages" },
+      description: "as --messages-field, at a JSON pointer (/request/messages)"
+    },
+    {
+      name: "unsupported",
+      key: "unsupported",
+      kind: "choice",
+      choices: choice(["error", "report"]),
+      default: "error",
+      description:
+        "a tool setting the target has no place for (a built-in tool, strict for google, ...): the record fails, or it is left out and reported"
+    },
+    {
+      name: "aligned",
+      key: "aligned",
+      kind: "boolean",
+      description:
+        "one output line per input line (--json-seq: per record; --parquet: per row): a failed record writes null, a blank line a blank line"
+    },
+    {
+      name: "failures",
+      key: "failures",
+      kind: "text",
+      metavar: "FILE",
+      description: "also write each failure as a JSON line {line, tag, message, path} to FILE"
+    },
+    {
+      name: "output",
+      key: "output",
+      kind: "text",
+      metavar: "FILE",
+      description: "write to FILE instead of standard output (gzip-compressed when it ends in .gz)"
+    },
+    {
+      name: "gzip",
+      key: "gzip",
+      kind: "boolean",
+      description: "compress the output with gzip"
+    },
+    {
+      name: "jobs",
+      key: "jobs",
+      kind: "integer",
+      default: "1",
+      metavar: "N",
+      description: "convert on N worker threads (output stays in input order)"
+    },
+    {
+      name: "quiet",
+      key: "quiet",
+      kind: "boolean",
+      description: "no progress line (shown when stderr is a terminal) and no summary"
     },
     ...formatFlags
   ],
@@ -249,7 +356,15 @@ export const convert: Command = {
       "OpenAI transcripts to canonical, one per line"
     ],
     [`cat conversation.json | ${program} convert --to google --casing camel`, "for @google/genai"],
-    [`${program} convert --to openai --reasoning-field reasoning conversation.json`, "vLLM's reasoning field"]
+    [`${program} convert --to openai --reasoning-field reasoning conversation.json`, "vLLM's reasoning field"],
+    [
+      `${program} convert --jsonl --record openai-sft --to anthropic train.jsonl > bedrock.jsonl`,
+      "an OpenAI fine-tuning file as Bedrock lines, ids and tools kept"
+    ],
+    [
+      `${program} convert --jsonl --aligned --failures failed.jsonl --jobs 2 --from openai --to canonical big.jsonl.gz`,
+      "line k out is line k in; failures listed for a rerun"
+    ]
   ]
 }
 
@@ -441,6 +556,8 @@ export type Parsed =
     readonly command: Command
     readonly positional: string | undefined
     readonly values: { readonly [key: string]: string | number | boolean }
+    /** The keys of the flags given on the command line (defaults are not). */
+    readonly given: ReadonlyArray<string>
   }
 
 const usageError = (message: string, command: Command | undefined): Parsed => ({
@@ -514,6 +631,10 @@ export const parse = (argv: ReadonlyArray<string>): Parsed => {
       values[flag.key] = flag.kind === "integer" ? Number(flag.default) : flag.default
     }
   }
+  if (command === convert) {
+    const problem = convertRules(values, new Set([...given].map((f) => f.key)), positionals[0])
+    if (problem !== undefined) return usageError(problem, command)
+  }
   // a format option is valid only with a format that has it, and a value only where that format has it
   for (const flag of given) {
     if (flag.appliesTo === undefined) continue
@@ -538,7 +659,54 @@ export const parse = (argv: ReadonlyArray<string>): Parsed => {
   if (command.positional.required && positionals.length === 0) {
     return usageError(`${command.positional.name} is required`, command)
   }
-  return { _tag: "Run", command, positional: positionals[0], values }
+  return { _tag: "Run", command, positional: positionals[0], values, given: [...given].map((f) => f.key) }
+}
+
+/**
+ * `convert`'s rules between flags; sets `from` to the format of a `--record` shape when `--from` is
+ * not given (before format flags are checked against it). A problem's text, or `undefined`.
+ */
+const convertRules = (
+  values: Record<string, string | number | boolean>,
+  given: ReadonlySet<string>,
+  file: string | undefined
+): string | undefined => {
+  const framings = ["jsonl", "jsonSeq", "parquet"].filter((k) => values[k] === true)
+  if (framings.length > 1) {
+    return `--${framings.map((k) => k === "jsonSeq" ? "json-seq" : k).join(" and --")} exclude each other`
+  }
+  const parquet = values["parquet"] === true || (file?.endsWith(".parquet") ?? false)
+  if (parquet && (file === undefined || file === "-")) return "Parquet input needs a FILE (it is read from its end)"
+  const many = framings.length > 0 || parquet
+  const placed = ["record", "messagesField", "messagesPath"].filter((k) => values[k] !== undefined)
+  if (placed.length > 1) {
+    const names = placed.map((k) =>
+      k === "record" ? "--record" : k === "messagesField" ? "--messages-field" : "--messages-path"
+    )
+    return `${names.join(" and ")} exclude each other`
+  }
+  if (values["messagesField"] === "") return "--messages-field needs a key"
+  for (const [key, flag] of [["aligned", "--aligned"], ["failures", "--failures"]] as const) {
+    if (values[key] !== undefined && !many) {
+      return `${flag} applies to many records: add --jsonl, --json-seq or --parquet`
+    }
+  }
+  const jobs = values["jobs"] as number
+  if (jobs < 1 || jobs > 64) return `--jobs must be between 1 and 64; got ${jobs}`
+  if (jobs > 1 && !many) return "--jobs applies to many records: add --jsonl, --json-seq or --parquet"
+  const record = values["record"] as string | undefined
+  if (record !== undefined && record !== "auto" && !given.has("from")) {
+    const from = shapeFormats[record as Shape]
+    if (from !== undefined) values["from"] = from
+  }
+  if (record === "auto") {
+    for (const flag of formatFlags) {
+      if (flag.appliesTo?.side === "from" && given.has(flag.key) && !given.has("from")) {
+        return `--${flag.name} needs --from with --record auto (each record's format is told from its keys)`
+      }
+    }
+  }
+  return undefined
 }
 
 const checkValue = (flag: Flag, value: string): string | { readonly value: string | number } => {

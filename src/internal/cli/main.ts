@@ -37,34 +37,6 @@ const unreadable = (file: string): string | undefined => {
 }
 
 /**
- * A file's bytes, 1 MiB at a time, each read issued while the previous chunk is converted, into two
- * buffers used in turn. A read stream would allocate a buffer per chunk, and a chunk that outlives
- * a young-generation collection (a 1 MiB one does) keeps its memory until the next full one: peak
- * RSS grew by 30-50 MB with it (docs/performance.md, "Whole-process convert"). `convert` is done
- * with a chunk when it asks for the next one, so that buffer is free to fill again.
- */
-async function* readChunks(file: string): AsyncGenerator<Buffer> {
-  const handle = await fs.promises.open(file, "r")
-  const buffers = [Buffer.allocUnsafe(1 << 20), Buffer.allocUnsafe(1 << 20)] as const
-  let which = 0
-  let pending = handle.read(buffers[0], 0, buffers[0].length, null)
-  try {
-    for (;;) {
-      const { bytesRead } = await pending
-      if (bytesRead === 0) return
-      const chunk = buffers[which]!.subarray(0, bytesRead)
-      which = 1 - which
-      pending = handle.read(buffers[which]!, 0, buffers[which]!.length, null)
-      yield chunk
-    }
-  } finally {
-    // a read still in flight (the consumer stopped early, or a read failed) settles before closing
-    await pending.catch(() => undefined)
-    await handle.close()
-  }
-}
-
-/**
  * Run the command line `argv` (without node and the script). Resolves to the exit code, or to
  * `undefined` for `serve`, which owns the process from then on.
  */
@@ -81,7 +53,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
       io.stderr.write(Args.usageText(parsed.message, parsed.command))
       return 2
   }
-  const { command, positional, values } = parsed
+  const { command, positional, values, given } = parsed
   if (positional !== undefined && positional !== "-") {
     const problem = unreadable(positional)
     if (problem !== undefined) {
@@ -120,14 +92,42 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     return options
   }
   const Convert = await import("./convert.js")
-  const input = positional === undefined || positional === "-"
-    ? io.stdin
-    : readChunks(positional)
+  const file = positional === undefined || positional === "-" ? undefined : positional
+  const parquet = values["parquet"] === true || (file?.endsWith(".parquet") ?? false)
+  const framing = parquet
+    ? "parquet"
+    : values["jsonSeq"] === true
+    ? "json-seq"
+    : values["jsonl"] === true
+    ? "jsonl"
+    : "document"
+  let messagesAt: ReadonlyArray<string | number> | undefined
+  if (typeof values["messagesField"] === "string") messagesAt = [values["messagesField"]]
+  if (typeof values["messagesPath"] === "string") {
+    const Record = await import("../dataset/record.js")
+    const path = Record.parsePointer(values["messagesPath"])
+    if (typeof path === "string") {
+      io.stderr.write(Args.usageText(path, command))
+      return 2
+    }
+    messagesAt = path
+  }
   return Convert.run({
     from: values["from"] as Args.Source,
+    fromGiven: given.includes("from"),
     to: values["to"] as Args.Target,
-    jsonl: values["jsonl"] === true,
+    record: values["record"] as Args.Shape | "auto" | undefined,
+    messagesAt,
+    unsupported: values["unsupported"] === "report" ? "report" : "error",
     encode: side("to"),
-    decode: side("from")
-  }, { input, stdout: io.stdout, stderr: io.stderr })
+    decode: side("from"),
+    aligned: values["aligned"] === true,
+    unit: parquet ? "row" : "line",
+    framing,
+    jobs: values["jobs"] as number,
+    quiet: values["quiet"] === true,
+    failures: values["failures"] as string | undefined,
+    output: values["output"] as string | undefined,
+    gzip: values["gzip"] === true
+  }, { file, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr })
 }

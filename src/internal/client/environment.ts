@@ -22,7 +22,7 @@ import * as ClientError from "../../ClientError.js"
 import * as Conversation from "../../Conversation.js"
 import type * as ConversionError from "../../ConversionError.js"
 import * as Format from "../../Format.js"
-import * as Json from "../../Json.js"
+import type * as Json from "../../Json.js"
 import * as Prompt from "../../Prompt.js"
 import * as Protocol from "../../Protocol.js"
 import type * as Provider from "../../Provider.js"
@@ -69,13 +69,6 @@ const fromParseError = (request: Transport.Request, answer: Answer, error: Parse
   return malformed(request, answer, path, message)
 }
 
-/** Decode a response body, or fail with `MalformedResponse` pointing into it. */
-const decodeBody = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
-  return (request: Transport.Request, body: Transport.Body): Either.Either<A, ClientError.MalformedResponse> =>
-    Either.mapLeft(decode(body.json), (e) => fromParseError(request, body, e))
-}
-
 const fromMalformedInput = (
   request: Transport.Request,
   answer: Answer,
@@ -83,47 +76,74 @@ const fromMalformedInput = (
   error: ConversionError.ConversionError
 ) => malformed(request, answer, [...prefix, ...error.path], error.message)
 
-const decodeSplits = decodeBody(Schema.Array(Protocol.Split))
-const decodeTasks = decodeBody(
-  Schema.Struct({ tasks: Schema.Array(Json.JsonObject), env_name: Schema.optional(Schema.String) })
-)
-const decodeTask = decodeBody(Schema.Struct({ task: Json.JsonObject, env_name: Schema.optional(Schema.String) }))
-const decodeNumTasks = decodeBody(Schema.Struct({ num_tasks: Schema.Int }))
-const decodeListTools = decodeBody(Protocol.ListToolsOutput)
-const decodeEnvironments = decodeBody(Schema.Array(Schema.String))
+type Decoder<A> = (request: Transport.Request, body: Transport.Body) => Either.Either<A, ClientError.MalformedResponse>
 
 /**
- * `/tools` and `/task_tools`, validated by the Schema, with the tools read by `ToolFormat.decode`:
- * in the server's key order (the Schema decode puts declared keys first), which
+ * Decode a body with a schema, or fail with `MalformedResponse` pointing into it. The Schema's
+ * parser is built on first use.
+ */
+const decodeWith = <A, I>(schema: Schema.Schema<A, I>): Decoder<A> => {
+  let decode: ((u: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
+  return (request, body) => {
+    decode ??= Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
+    return Either.mapLeft(decode(body.json), (e) => fromParseError(request, body, e))
+  }
+}
+
+const answerDecoders = new Map<Protocol.Route, Decoder<unknown>>()
+
+/**
+ * A route's answer, decoded by the route's success schema (`Protocol.routes`): keys the schema
+ * does not declare are kept, anything else that does not match is a `MalformedResponse` naming the
+ * route and pointing into the body. One decoder per route, made on first use.
+ */
+const decodeAnswer = <R extends Protocol.Route>(route: R): Decoder<Protocol.Route.Success<R>> => {
+  let decode = answerDecoders.get(route)
+  if (decode === undefined) {
+    decode = decodeWith<unknown, unknown>(route.success)
+    answerDecoders.set(route, decode)
+  }
+  return decode as Decoder<Protocol.Route.Success<R>>
+}
+
+/**
+ * `/tools` and `/task_tools`, decoded by the route's schema, with the tools read by
+ * `ToolFormat.decode`: in the server's key order (the Schema decode puts declared keys first), which
  * `ToolFormat.convert` writes back as the reference does.
  */
-const decodeToolList = (request: Transport.Request, body: Transport.Body) =>
-  Either.flatMap(
-    decodeListTools(request, body),
-    (list) =>
-      Either.match(ToolFormat.decode((body.json as { readonly tools: unknown }).tools), {
-        onLeft: (error) => Either.left(fromMalformedInput(request, body, ["tools"], error)),
-        onRight: (tools) => Either.right({ ...list, tools: tools as ReadonlyArray<Protocol.ToolSpec> })
-      })
-  )
-const decodeSid = decodeBody(Schema.Struct({ sid: Schema.String }))
-/** `/create`'s answer: the reference client does not read it; a server that answers it otherwise is broken. */
-const decodeCreated = decodeBody(Schema.Struct({ sid: Schema.NullOr(Schema.String) }))
+const decodeToolList = (route: typeof Protocol.routes.tools | typeof Protocol.routes.taskTools): Decoder<
+  Protocol.ListToolsOutput
+> => {
+  const decode = decodeAnswer(route)
+  return (request, body) =>
+    Either.flatMap(
+      decode(request, body),
+      (list) =>
+        Either.match(ToolFormat.decode((body.json as { readonly tools: unknown }).tools), {
+          onLeft: (error) => Either.left(fromMalformedInput(request, body, ["tools"], error)),
+          onRight: (tools) => Either.right({ ...list, tools: tools as ReadonlyArray<Protocol.ToolSpec> })
+        })
+    )
+}
+
+const decodeTools = decodeToolList(Protocol.routes.tools)
+const decodeTaskTools = decodeToolList(Protocol.routes.taskTools)
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { default: () => null, exact: true })
 
-const decodeRunToolOutput = decodeBody(Schema.Union(
+/**
+ * `/call`'s answer as this client reads it: the route's success schema (`Protocol.RunToolOutput`)
+ * with its content left to the canonical reader (`Prompt.decodeLenient` skips, and reports, blocks
+ * of a type this version does not know) and a refusal's `reason` any string (read as the closest
+ * reason this version knows, see {@link refusalReason}): what a newer server sends still reads.
+ */
+const decodeRunToolOutput = decodeWith(Schema.Union(
   Schema.Struct({
-    ok: Schema.Literal(true),
-    output: Schema.Struct({
-      blocks: Schema.Array(Schema.Unknown),
-      metadata: optionalNull(Json.JsonObject),
-      reward: optionalNull(Schema.Number),
-      finished: Schema.optionalWith(Schema.Boolean, { default: () => false, exact: true })
-    })
+    ...Protocol.RunToolSuccess.fields,
+    output: Schema.Struct({ ...Protocol.ToolOutput.fields, blocks: Schema.Array(Schema.Unknown) })
   }),
-  Schema.Struct({ ok: Schema.Literal(false), error: Schema.String, reason: optionalNull(Schema.String) })
+  Schema.Struct({ ...Protocol.RunToolError.fields, reason: optionalNull(Schema.String) })
 ))
 
 const reasons: ReadonlySet<string> = new Set(ClientError.ToolCallErrorReason.literals)
@@ -176,13 +196,19 @@ export const makeEnvironment = (
   const deployment = namespace === undefined ? envName : `${namespace}/${envName}`
   const variant = options?.variant
   const url = (route: Protocol.Route, prefix: string | undefined) => `${baseUrl}${Protocol.routePath(route, prefix)}`
-  const requestOf = (
-    route: Protocol.Route,
+  /** A request to `route`, its body typed by the route's payload schema. */
+  const requestOf = <R extends Protocol.Route>(
+    route: R,
     prefix: string | undefined,
-    fields: Omit<Transport.Request, "method" | "url" | "route">
+    fields: Omit<Transport.Request, "method" | "url" | "route" | "body"> & {
+      readonly body?: Protocol.Route.PayloadEncoded<R>
+    }
   ): Transport.Request => ({ method: route.method, url: url(route, prefix), route: `/${route.path}`, ...fields })
 
-  const createSid = (secrets: string | undefined, body: Transport.Request["body"]) => {
+  const createSid = (
+    secrets: string | undefined,
+    body: Protocol.Route.PayloadEncoded<typeof Protocol.routes.createSession>
+  ) => {
     const request = requestOf(Protocol.routes.createSession, undefined, { deployment, body, secrets })
     return Transport.stream(config, request, settings.policies.sessions, {
       resume: false,
@@ -202,8 +228,8 @@ export const makeEnvironment = (
           )),
         Effect.flatMap((result) => {
           // Local servers name the session in the `task_id` event; the platform may answer `{"sid"}`.
-          const fromBody = decodeSid(request, { ...result, json: result.value })
-          if (Either.isRight(fromBody)) return Effect.succeed(fromBody.right.sid)
+          const fromBody = decodeAnswer(Protocol.routes.createSession)(request, { ...result, json: result.value })
+          if (Either.isRight(fromBody) && fromBody.right !== null) return Effect.succeed(fromBody.right.sid)
           return result.taskId === undefined || result.taskId === ""
             ? Effect.fail(
               malformed(
@@ -264,7 +290,7 @@ export const makeEnvironment = (
       if (resolved !== undefined) return Effect.succeed(resolved)
       const request = requestOf(Protocol.routes.listEnvironments, undefined, { sid, deployment })
       return Transport.request(config, request, settings.policies.requests, "json").pipe(
-        Effect.map((body) => Either.getRight(decodeEnvironments(request, body))),
+        Effect.map((body) => Either.getRight(decodeAnswer(Protocol.routes.listEnvironments)(request, body))),
         Effect.catchIf(
           (e): e is ClientError.HttpError | ClientError.MalformedResponse =>
             e._tag === "HttpError" || e._tag === "MalformedResponse",
@@ -291,7 +317,7 @@ export const makeEnvironment = (
     const request = requestOf(Protocol.routes.splits, prefix, { sid, deployment })
     return Effect.flatMap(
       Transport.request(config, request, settings.policies.requests, "json"),
-      (body) => decodeSplits(request, body)
+      (body) => decodeAnswer(Protocol.routes.splits)(request, body)
     )
   }
 
@@ -321,10 +347,14 @@ export const makeEnvironment = (
           : Effect.fail(error))
     })
 
-  const call = <A>(
-    route: Protocol.Route,
-    body: Transport.Request["body"],
-    decode: (request: Transport.Request, body: Transport.Body) => Either.Either<A, ClientError.MalformedResponse>
+  /**
+   * A request to an environment route, with a throw-away session id; its answer decoded by the
+   * route's success schema (or by `decode`, which reads it further).
+   */
+  const call = <R extends Protocol.Route, A = Protocol.Route.Success<R>>(
+    route: R,
+    body: Protocol.Route.PayloadEncoded<R>,
+    decode: Decoder<A> = decodeAnswer(route) as Decoder<A>
   ) =>
     withSid((sid, prefix) => {
       const request = requestOf(route, prefix, { sid, deployment, body })
@@ -335,16 +365,15 @@ export const makeEnvironment = (
     })
 
   /** `call` for a route that takes a split, with a split the environment does not have as `UnknownSplit`. */
-  const callSplit = <A>(
-    route: Protocol.Route,
-    body: { readonly split: string; readonly [key: string]: unknown },
-    decode: (request: Transport.Request, body: Transport.Body) => Either.Either<A, ClientError.MalformedResponse>
+  const callSplit = <R extends Protocol.Route>(
+    route: R,
+    body: Protocol.Route.PayloadEncoded<R> & { readonly split: string }
   ) =>
     withSid((sid, prefix) => {
       const request = requestOf(route, prefix, { sid, deployment, body })
       return checkSplit(body.split, sid, prefix)(Effect.flatMap(
         Transport.request(config, request, settings.policies.requests, "json"),
-        (json) => decode(request, json)
+        (json) => decodeAnswer(route)(request, json)
       ))
     })
 
@@ -361,17 +390,16 @@ export const makeEnvironment = (
     variant,
     baseUrl,
     deployment,
-    splits: call(Protocol.routes.splits, undefined, decodeSplits),
+    splits: call(Protocol.routes.splits, undefined),
     tasks: (split) =>
       Effect.map(
-        callSplit(Protocol.routes.tasks, { split }, decodeTasks),
+        callSplit(Protocol.routes.tasks, { split }),
         (res) => res.tasks.map(toTask(res.env_name))
       ),
-    numTasks: (split) =>
-      Effect.map(callSplit(Protocol.routes.numTasks, { split }, decodeNumTasks), (res) => res.num_tasks),
+    numTasks: (split) => Effect.map(callSplit(Protocol.routes.numTasks, { split }), (res) => res.num_tasks),
     task: (split, index) =>
       Effect.map(
-        callSplit(Protocol.routes.task, { split, index }, decodeTask),
+        callSplit(Protocol.routes.task, { split, index }),
         (res) => toTask(res.env_name)(res.task)
       ),
     taskRange: (split, range) =>
@@ -380,12 +408,12 @@ export const makeEnvironment = (
           split,
           ...(range?.start === undefined ? {} : { start: range.start }),
           ...(range?.stop === undefined ? {} : { stop: range.stop })
-        }, decodeTasks),
+        }),
         (res) => res.tasks.map(toTask(res.env_name))
       ),
     listTools: ((options?: ToolsOptions) =>
       Effect.flatMap(
-        call(Protocol.routes.tools, undefined, decodeToolList),
+        call(Protocol.routes.tools, undefined, decodeTools),
         (list) => formatTools(list.tools, options)
       )) as Client.Environment["listTools"],
     session: (source, sessionOptions) => makeSession(environment, source, sessionOptions)
@@ -451,7 +479,7 @@ export const makeEnvironment = (
       const createRequest = requestOf(Protocol.routes.create, undefined, { sid, deployment, body: createBody, secrets })
       const create = Effect.flatMap(
         Transport.request(config, createRequest, settings.policies.requests, "json"),
-        (body) => decodeCreated(createRequest, body)
+        (body) => decodeAnswer(Protocol.routes.create)(createRequest, body)
       )
       yield* Effect.acquireRelease(
         Effect.interruptible(isTaskIndex(source) ? checkSplit(source.split, sid, prefix)(create) : create).pipe(
@@ -551,8 +579,9 @@ export const makeEnvironment = (
             Effect.catchIf(notFound, () => Effect.as(Ref.set(hasTaskTools, false), Option.none()))
           )
           : Option.none()
-        const { body, request } = Option.isSome(served) ? served.value : yield* get(Protocol.routes.tools)
-        const list = yield* decodeToolList(request, body)
+        const list = Option.isSome(served)
+          ? yield* decodeTaskTools(served.value.request, served.value.body)
+          : yield* Effect.flatMap(get(Protocol.routes.tools), ({ body, request }) => decodeTools(request, body))
         yield* Ref.set(blockTypes, Option.some(list.message_block_types ?? Block.legacyTypes))
         return list
       })

@@ -316,6 +316,19 @@ const responseContent = (
   return Either.right({ blocks, isError })
 }
 
+/**
+ * The key that makes a function call a fragment of one streamed in parts (`partialArgs` with
+ * arguments in them, or `willContinue: true`), or `undefined` for a whole call.
+ */
+const fragmentOf = (call: Format.InputFunctionCall): string | undefined => {
+  for (const key of ["partialArgs", "partial_args"] as const) {
+    const value = call[key]
+    if (isSet(value) && value.length > 0) return key
+  }
+  for (const key of ["willContinue", "will_continue"] as const) if (call[key] === true) return key
+  return undefined
+}
+
 /** One part of a content to canonical pieces. Placement by role is checked by the caller. */
 const decodePart = (
   part: Format.InputPart,
@@ -378,6 +391,17 @@ const decodePart = (
       return Either.map(image(data, at, location), (block) => [...signed, content(block)])
     case "function_call": {
       const { args, id, name } = data.value
+      const fragment = fragmentOf(data.value)
+      if (fragment !== undefined) {
+        return Either.left(
+          malformed(
+            [...at, data.key, fragment],
+            "a fragment of a function call whose arguments were streamed in parts: a transcript or a whole " +
+              "answer holds whole calls (decodeStream assembles the fragments of a stream)",
+            location
+          )
+        )
+      }
       const input = isSet(args) ? args : {}
       if (!isJsonObject(input)) {
         return Either.left(
@@ -755,36 +779,63 @@ const readOfRequest = (body: unknown) => {
 
 type Read = ReadonlyArray<Format.InputContent> | Format.InputRequest
 
+/** Where `decode` reads its input: a bare `contents` array or a request body. */
+const target = (input: unknown): Decoder.Target<Read> | Decoder.Result<never, never> => {
+  if (Array.isArray(input)) {
+    return { shape: contentList, value: input, path: [], locator: atList }
+  }
+  if (!isRecord(input)) {
+    return Either.left(
+      malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
+    )
+  }
+  return { shape: request, value: input, path: [], locator: atRequest, read: readOfRequest }
+}
+
+const sequence = {
+  format: "google",
+  requestKeys: Wire.requestKeys,
+  issue: "specific",
+  depthLimit: true,
+  target
+} as const
+
 /**
  * Decode a Gemini transcript: a request body or a bare `contents` array, read by the one decode
  * sequence (internal/decoder.ts).
  */
 export const decode: Decoder.Decode<Format.DecodeOptions, DecodeError> = Decoder.make({
-  format: "google",
-  requestKeys: Wire.requestKeys,
-  issue: "specific",
-  depthLimit: true,
-  target: (input): Decoder.Target<Read> | Decoder.Result<never, never> => {
-    if (Array.isArray(input)) {
-      return { shape: contentList, value: input, path: [], locator: atList }
-    }
-    if (!isRecord(input)) {
-      return Either.left(
-        malformed([], "expected a Gemini request ({ contents, system_instruction }) or an array of contents")
-      )
-    }
-    return { shape: request, value: input, path: [], locator: atRequest, read: readOfRequest }
-  },
+  ...sequence,
   convert: (value) =>
     Array.isArray(value)
-      ? convert(value as ReadonlyArray<Format.InputContent>, undefined)
-      : convert(undefined, value as Format.InputRequest)
+      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, undefined)
+      : convert(undefined, value as Format.InputRequest, undefined)
+})
+
+/**
+ * {@link decode} that also says where each block came from: `origins[c][k]` is the index, in
+ * `contents[c].parts`, of the part that the `k`-th block of the message of content `c` was read
+ * from (a response decoder keeps what else the part holds on its block).
+ */
+export const decodeTracked: (input: unknown) => Decoder.Result<{
+  readonly conversation: Conversation.Conversation
+  readonly origins: ReadonlyArray<ReadonlyArray<number>>
+}, DecodeError> = Decoder.make({
+  ...sequence,
+  convert: (value) => {
+    const origins: Array<Array<number>> = []
+    const converted = Array.isArray(value)
+      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, origins)
+      : convert(undefined, value as Format.InputRequest, origins)
+    return Either.map(converted, (conversation) => ({ conversation, origins }))
+  }
 })
 
 /** The conversion of a bare `contents` array or a request body that decodes. */
 const convert = (
   bare: ReadonlyArray<Format.InputContent> | undefined,
-  request: Format.InputRequest | undefined
+  request: Format.InputRequest | undefined,
+  origins: Array<Array<number>> | undefined
 ): Either.Either<Conversation.Conversation, DecodeError> => {
   let contents: ReadonlyArray<Format.InputContent>
   let root: Path
@@ -814,11 +865,13 @@ const convert = (
     const parts = content.parts ?? []
     const userItems: Array<Block.ContentBlock | Response> = []
     const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Call> = []
+    const origin: Array<number> | undefined = origins === undefined ? undefined : []
     for (let p = 0; p < parts.length; p++) {
       const at = [...root, c, "parts", p]
       const pieces = decodePart(parts[p]!, role, root, at, c, p)
       if (Either.isLeft(pieces)) return Either.left(pieces.left)
       for (const piece of pieces.right) {
+        origin?.push(p)
         switch (piece._tag) {
           case "Content":
             if (role === "user") userItems.push(piece.block)
@@ -846,6 +899,7 @@ const convert = (
       }
     }
     drafts.push(role === "user" ? { role, items: userItems } : { role, items: assistantItems })
+    if (origin !== undefined) origins!.push(origin)
   }
 
   return settle(messages, drafts, calls, responses, taken)

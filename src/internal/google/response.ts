@@ -1,12 +1,18 @@
 /**
  * A Gemini answer (`GenerateContentResponse`, or one of its `candidates`) to a {@link ModelResponse}.
  *
- * The R.envelope (candidates, `finishReason`, `promptFeedback`, `usageMetadata`, `responseId`,
+ * The envelope (candidates, `finishReason`, `promptFeedback`, `usageMetadata`, `responseId`,
  * `modelVersion`) is read here; the candidate's `content.parts` go through the Gemini transcript
  * decoder as one model turn, so a part reads exactly as it does in a transcript (thought
  * signatures included), errors included (paths moved to the candidate). Function calls without an
  * id get one made from the response id (or, without one, from a hash of the parts), so the ids
  * of two turns of one conversation do not collide.
+ *
+ * Nothing Gemini sends is dropped (docs/formats/google.md, "What an answer keeps"): a part's fields
+ * that its block does not hold go to that block's `detail.google`, the candidate's fields other
+ * than `content`, `finishReason` and `index` to the message's `detail.google`, and the response's
+ * fields other than `candidates`, `responseId` and `modelVersion` to the response's
+ * `detail.google` (`usageMetadata` as sent, beside the counts read from it).
  *
  * @internal
  */
@@ -21,6 +27,7 @@ import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import * as decoder from "./decode.js"
+import * as Wire from "./schema.js"
 
 export interface ResponseOptions {
   readonly candidate?: number | undefined
@@ -29,9 +36,10 @@ export interface ResponseOptions {
 
 const format = "google" as const
 
-/** `usageMetadata` (the counts read; other keys ignored). */
+/** `usageMetadata` (the counts read; the whole record is kept in the response's detail). */
 export const Usage = Schema.Struct({
   promptTokenCount: R.Count,
+  toolUsePromptTokenCount: R.Count,
   candidatesTokenCount: R.Count,
   thoughtsTokenCount: R.Count,
   totalTokenCount: R.Count,
@@ -42,13 +50,10 @@ export const Usage = Schema.Struct({
 export const Candidate = Schema.Struct({
   index: R.optional(Schema.Number),
   content: R.optional(Schema.Struct({ parts: R.optional(Schema.Array(Schema.Unknown)) })),
-  finishReason: R.optional(Schema.String),
-  finishMessage: R.optional(Schema.String),
-  citationMetadata: Schema.optionalWith(Schema.Unknown, { exact: true }),
-  groundingMetadata: Schema.optionalWith(Schema.Unknown, { exact: true })
+  finishReason: R.optional(Schema.String)
 })
 
-/** A `GenerateContentResponse` R.envelope. */
+/** A `GenerateContentResponse` envelope. */
 export const Envelope = Schema.Struct({
   candidates: R.optional(Schema.Array(Candidate)),
   promptFeedback: R.optional(Schema.Struct({
@@ -79,7 +84,9 @@ const finishReasons: Record<string, ModelResponse.StopReason> = {
 
 const readUsage = (usage: typeof Usage.Type | null | undefined): ModelResponse.Usage =>
   usage === null || usage === undefined ? {} : R.usage({
-    inputTokens: usage.promptTokenCount,
+    // what server-side tools put in the prompt (search results, ...) is input too: with it the
+    // input and output add up to totalTokenCount
+    inputTokens: R.sum(usage.promptTokenCount, usage.toolUsePromptTokenCount),
     // candidatesTokenCount leaves out the thoughts; outputTokens counts them, as OpenAI does
     outputTokens: R.sum(usage.candidatesTokenCount, usage.thoughtsTokenCount),
     totalTokens: usage.totalTokenCount,
@@ -95,6 +102,77 @@ const hash = (text: string): string => {
     h = Math.imul(h, 0x01000193) >>> 0
   }
   return h.toString(16).padStart(8, "0")
+}
+
+/** A copy of a JSON value (an SDK class instance as its JSON), or `undefined` for a value that is no JSON. */
+const json = (value: unknown): Json.JsonValue | undefined => {
+  const copied = Input.copyJson(value, 0)
+  if (copied !== undefined || Plain.tooDeep(value) !== undefined) return copied
+  const text = JSON.stringify(value)
+  return text === undefined ? undefined : Input.copyJson(JSON.parse(text), 0)
+}
+
+/**
+ * The fields of `record` other than `read` (unset ones left out), copied, or the key of one that
+ * is no JSON.
+ */
+const rest = (
+  record: { readonly [key: string]: unknown },
+  read: ReadonlySet<string>
+): { readonly fields: Record<string, Json.JsonValue> } | { readonly bad: string } => {
+  const fields: Record<string, Json.JsonValue> = {}
+  for (const key of Object.keys(record)) {
+    const value = record[key]
+    if (read.has(key) || value === undefined || value === null) continue
+    const copied = json(value)
+    if (copied === undefined) return { bad: key }
+    Object.defineProperty(fields, key, { value: copied, enumerable: true, writable: true, configurable: true })
+  }
+  return { fields }
+}
+
+const isEmpty = (fields: Record<string, unknown>): boolean => Object.keys(fields).length === 0
+
+/** The keys of a part that its block holds, and of the data values a block is read from. */
+const partKeys: ReadonlySet<string> = new Set(Object.keys(Wire.InputPart.fields))
+const dataKeys: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["functionCall", new Set(Object.keys(Wire.InputFunctionCall.fields))],
+  ["function_call", new Set(Object.keys(Wire.InputFunctionCall.fields))],
+  ["inlineData", new Set(Object.keys(Wire.InputBlob.fields))],
+  ["inline_data", new Set(Object.keys(Wire.InputBlob.fields))]
+])
+/** The candidate's fields a message holds; the others go to its detail. */
+const candidateKeys: ReadonlySet<string> = new Set(["content", "finishReason", "index"])
+const contentKeys: ReadonlySet<string> = new Set(["parts", "role"])
+/**
+ * The response's fields the `ModelResponse` holds, and what the JS SDK adds to the JSON it was
+ * given (its record of the HTTP exchange, and the history of calls it ran itself): not Gemini's.
+ */
+const responseKeys: ReadonlySet<string> = new Set([
+  "candidates",
+  "responseId",
+  "modelVersion",
+  "sdkHttpResponse",
+  "automaticFunctionCallingHistory"
+])
+
+/** What a part holds that its block does not: its other fields, and those of its data value. */
+const partRest = (
+  part: unknown,
+  at: ConversionError.Path
+): Either.Either<Record<string, Json.JsonValue>, ConversionError.MalformedInput> => {
+  if (!R.isRecord(part)) return Either.right({})
+  const found = rest(part, partKeys)
+  if ("bad" in found) return Either.left(R.malformedAt(format, [...at, found.bad], "expected JSON"))
+  const fields = found.fields
+  for (const [key, read] of dataKeys) {
+    const value = part[key]
+    if (!R.isRecord(value)) continue
+    const inner = rest(value, read)
+    if ("bad" in inner) return Either.left(R.malformedAt(format, [...at, key, inner.bad], "expected JSON"))
+    if (!isEmpty(inner.fields)) fields[key] = inner.fields
+  }
+  return Either.right(fields)
 }
 
 const describe = (input: unknown): string => input === null ? "null" : Array.isArray(input) ? "an array" : typeof input
@@ -119,6 +197,7 @@ export const decodeResponse = (
       return Either.left(R.malformedAt(format, deep, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
     }
     let candidate: typeof Candidate.Type
+    let raw: { readonly [key: string]: unknown }
     let prefix: ConversionError.Path
     let response: typeof Envelope.Type | undefined
     const isCandidate = !("candidates" in input) && ("content" in input || "finishReason" in input)
@@ -126,6 +205,7 @@ export const decodeResponse = (
       const decoded = decodeCandidate(input)
       if (Either.isLeft(decoded)) return Either.left(Input.malformed(decoded.left, format, R.envelope))
       candidate = decoded.right
+      raw = input
       prefix = []
       const index = candidate.index ?? undefined
       if (options.candidate !== undefined && index !== undefined && index !== options.candidate) {
@@ -165,46 +245,61 @@ export const decodeResponse = (
       if (Either.isLeft(picked)) return Either.left(picked.left)
       candidate = picked.right.item
       prefix = ["candidates", picked.right.position]
+      raw = (input["candidates"] as ReadonlyArray<{ readonly [key: string]: unknown }>)[picked.right.position]!
     }
     const parts = candidate.content?.parts ?? []
-    const decoded = decoder.decode({ contents: [{ role: "model", parts }] })
+    const decoded = decoder.decodeTracked({ contents: [{ role: "model", parts }] })
     if (Either.isLeft(decoded)) {
       return Either.left(R.rebase(decoded.left, 3, [...prefix, "content", "parts"]))
     }
-    const [only] = decoded.right
-    if (decoded.right.length !== 1 || only?.role !== "assistant") {
+    const [only] = decoded.right.conversation
+    const origins = decoded.right.origins[0] ?? []
+    if (decoded.right.conversation.length !== 1 || only?.role !== "assistant") {
       return Either.left(R.malformedAt(format, [...prefix, "content"], "expected one model turn"))
     }
-    // the k-th tool call comes from the k-th function-call part; one without an id gets a tag of its own
-    const generated: Array<number | undefined> = []
-    for (const [j, part] of parts.entries()) {
-      if (R.isRecord(part) && R.isRecord(part["functionCall"])) {
-        generated.push(typeof part["functionCall"]["id"] === "string" ? undefined : j)
-      }
-    }
+    // a function call without an id gets a tag of its own and the index of its part
     const tag = options.toolCallIdPrefix ??
       `call_${response?.responseId ?? hash(JSON.stringify(parts))}`
-    let k = 0
-    const blocks = only.blocks.map((b) => {
-      if (b.type !== "tool_call") return b
-      const j = generated[k++]
-      return j === undefined ? b : { ...b, id: `${tag}_${j}` }
-    })
-    const detail: Record<string, Json.JsonValue> = {}
-    for (const key of ["citationMetadata", "groundingMetadata", "finishMessage"] as const) {
-      const value = candidate[key]
-      if (value === undefined || value === null) continue
-      const copied = Input.copyJson(value, 0)
-      if (copied === undefined) return Either.left(R.malformedAt(format, [...prefix, key], "expected JSON"))
-      detail[key] = copied
+    const blocks: Array<Message.AssistantBlock> = []
+    for (let k = 0; k < only.blocks.length; k++) {
+      let block = only.blocks[k]!
+      const p = origins[k]!
+      const part = parts[p]
+      if (block.type === "tool_call") {
+        const call = R.isRecord(part) ? part["functionCall"] ?? part["function_call"] : undefined
+        if (!(R.isRecord(call) && typeof call["id"] === "string")) block = { ...block, id: `${tag}_${p}` }
+      }
+      // what else the part holds goes on its last block (a signature's reasoning block comes first)
+      if (origins[k + 1] !== p) {
+        const extra = partRest(part, [...prefix, "content", "parts", p])
+        if (Either.isLeft(extra)) return Either.left(extra.left)
+        if (!isEmpty(extra.right)) block = { ...block, detail: { google: extra.right } }
+      }
+      blocks.push(block)
     }
-    const message = Message.assistant(blocks, Object.keys(detail).length === 0 ? undefined : { detail })
+    const kept = rest(raw, candidateKeys)
+    if ("bad" in kept) return Either.left(R.malformedAt(format, [...prefix, kept.bad], "expected JSON"))
+    const detail = kept.fields
+    const content = raw["content"]
+    if (R.isRecord(content)) {
+      const more = rest(content, contentKeys)
+      if ("bad" in more) return Either.left(R.malformedAt(format, [...prefix, "content", more.bad], "expected JSON"))
+      if (!isEmpty(more.fields)) detail["content"] = more.fields
+    }
+    const message = Message.assistant(blocks, isEmpty(detail) ? undefined : { detail: { google: detail } })
+    let top: Record<string, Json.JsonValue> = {}
+    if (!isCandidate) {
+      const found = rest(input, responseKeys)
+      if ("bad" in found) return Either.left(R.malformedAt(format, [found.bad], "expected JSON"))
+      top = found.fields
+    }
     const finish = candidate.finishReason ?? undefined
     const normalised = finish === undefined ? "other" : R.lookup(finishReasons, finish) ?? "other"
     return Either.right({
       message,
       stopReason: R.stopReason(normalised, message),
       usage: readUsage(response?.usageMetadata),
-      ...R.optionalStrings({ providerStopReason: finish, id: response?.responseId, model: response?.modelVersion })
+      ...R.optionalStrings({ providerStopReason: finish, id: response?.responseId, model: response?.modelVersion }),
+      ...(isEmpty(top) ? {} : { detail: { google: top } })
     })
   })

@@ -34,7 +34,13 @@ export const InputBlob = Schema.Struct({
 export const InputFunctionCall = Schema.Struct({
   id: optional(Schema.String),
   name: Schema.String,
-  args: optional(Json.JsonValue)
+  args: optional(Json.JsonValue),
+  // streaming control (Vertex AI, Gemini 3): a fragment of a call whose arguments are streamed in
+  // parts, read only to be reported (a stream decoder assembles fragments into whole calls)
+  partial_args: optional(Schema.Array(Schema.Unknown)),
+  partialArgs: optional(Schema.Array(Schema.Unknown)),
+  will_continue: optional(Schema.Boolean),
+  willContinue: optional(Schema.Boolean)
 }).annotations({ identifier: "FunctionCall" })
 
 export const InputFunctionResponsePart = Schema.Struct({

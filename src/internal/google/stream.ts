@@ -4,11 +4,24 @@
  * response they stand for, then read by {@link decodeResponse}, so a streamed answer decodes
  * exactly as the same answer sent whole.
  *
- * Per candidate (keyed by `index`, `0` when absent): parts are appended, and a text part continues
- * the text part before it when both are thoughts or both are not and at most one of them carries a
- * `thoughtSignature` (the signature is kept: Gemini often sends it last, on an empty text part).
- * Function calls arrive whole. `finishReason`, `finishMessage` and the metadata come from the last
- * chunk that has them; `usageMetadata` holds running totals, so the last one is kept.
+ * Per candidate (keyed by `index`, `0` when absent):
+ *
+ * - parts are appended, and a text part continues the text part before it when both are thoughts or
+ *   both are not and at most one of them carries a `thoughtSignature` (the signature is kept: Gemini
+ *   often sends it last, on an empty text part); an empty text part with nothing else in it (which
+ *   Gemini sends beside the `finishReason`) is left out: it holds nothing;
+ * - a function call arrives whole, or in fragments (`partialArgs`, `willContinue`: Vertex AI and
+ *   Gemini 3 streaming function-call arguments), which streamedCall.ts assembles into one whole call
+ *   in the place of its first fragment;
+ * - every other field of the candidate (`finishReason`, `finishMessage`, `groundingMetadata`,
+ *   `citationMetadata`, `safetyRatings`, ...) is merged over the chunks: a later value replaces an
+ *   earlier one, except that an empty object or array leaves the earlier value, objects merge key by
+ *   key, and a later array that does not start with the earlier one is appended to it (so metadata
+ *   sent as running snapshots keeps the last snapshot, and metadata sent piece by piece keeps every
+ *   piece).
+ *
+ * Every top-level field comes from the last chunk that has it (`usageMetadata` holds running
+ * totals).
  *
  * @internal
  */
@@ -20,14 +33,14 @@ import type * as ModelResponse from "../../ModelResponse.js"
 import * as Plain from "../plain.js"
 import * as R from "../response.js"
 import { decodeResponse, type ResponseOptions } from "./response.js"
+import * as Streamed from "./streamedCall.js"
 
 const format = "google" as const
 
 type Json = Record<string, unknown>
 
-interface CandidateState {
+interface CandidateState extends Streamed.Parts {
   readonly index: number
-  readonly parts: Array<Json>
   readonly fields: Json
 }
 
@@ -41,7 +54,10 @@ const isText = (part: Json): boolean =>
   typeof part["text"] === "string" &&
   Object.keys(part).every((k) => k === "text" || k === "thought" || k === "thoughtSignature")
 
-const appendPart = (parts: Array<Json>, part: Json): void => {
+const appendText = (parts: Array<Json>, part: Json): void => {
+  // an empty text part with nothing else (Gemini ends a stream with one, beside the finishReason)
+  // holds nothing; kept, it would be an empty text block, which Gemini refuses when it is sent back
+  if (isText(part) && part["text"] === "" && part["thoughtSignature"] === undefined) return
   const last = parts[parts.length - 1]
   if (
     last !== undefined && isText(last) && isText(part) && (last["thought"] === true) === (part["thought"] === true) &&
@@ -52,6 +68,47 @@ const appendPart = (parts: Array<Json>, part: Json): void => {
     return
   }
   parts.push({ ...part })
+}
+
+const appendPart = (
+  entry: CandidateState,
+  part: Json,
+  where: Streamed.Where
+): ConversionError.ResponseError | undefined => {
+  const call = Streamed.functionCallOf(part)
+  if (call !== undefined && "reason" in call) return R.malformedAt(format, [...where.path, call.key], call.reason)
+  if (call !== undefined && Streamed.isFragment(call.value)) return Streamed.read(entry, part, call, where)
+  appendText(entry.parts, part)
+  return undefined
+}
+
+const isEmpty = (value: unknown): boolean =>
+  Array.isArray(value) ? value.length === 0 : R.isRecord(value) && Object.keys(value).length === 0
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** One candidate field over two chunks: the rule in the module's documentation. */
+const merge = (earlier: unknown, later: unknown): unknown => {
+  if (earlier === undefined) return later
+  if (isEmpty(later)) return earlier
+  if (Array.isArray(earlier) && Array.isArray(later)) {
+    const snapshot = earlier.length <= later.length && earlier.every((item, i) => sameJson(item, later[i]))
+    return snapshot ? later : [...earlier, ...later]
+  }
+  if (R.isRecord(earlier) && R.isRecord(later)) {
+    const out: Json = { ...earlier }
+    for (const key of Object.keys(later)) {
+      // defined, not assigned: a key such as "__proto__" is data
+      Object.defineProperty(out, key, {
+        value: merge(Object.hasOwn(earlier, key) ? earlier[key] : undefined, later[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
+    }
+    return out
+  }
+  return later
 }
 
 const toJson = (value: unknown): unknown => {
@@ -67,8 +124,10 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
   if (!R.isRecord(chunk)) {
     return R.malformedAt(format, [index], "expected a GenerateContentResponse chunk (a JSON object)")
   }
-  for (const key of ["usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime", "modelStatus"]) {
-    if (chunk[key] !== undefined && chunk[key] !== null) state.top[key] = chunk[key]
+  for (const key of Object.keys(chunk)) {
+    if (key !== "candidates" && chunk[key] !== undefined && chunk[key] !== null) {
+      Object.defineProperty(state.top, key, { value: chunk[key], enumerable: true, writable: true, configurable: true })
+    }
   }
   const candidates = chunk["candidates"]
   if (candidates === undefined || candidates === null) return undefined
@@ -80,7 +139,7 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
     const at = typeof candidate["index"] === "number" ? candidate["index"] : 0
     let entry = state.candidates.get(at)
     if (entry === undefined) {
-      entry = { index: at, parts: [], fields: {} }
+      entry = { index: at, parts: [], open: undefined, fields: {} }
       state.candidates.set(at, entry)
     }
     if (entry.fields["finishReason"] !== undefined) {
@@ -91,7 +150,13 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
       })
     }
     for (const [key, value] of Object.entries(candidate)) {
-      if (key !== "content" && value !== undefined && value !== null) entry.fields[key] = value
+      if (key === "content" || value === undefined || value === null) continue
+      Object.defineProperty(entry.fields, key, {
+        value: merge(Object.hasOwn(entry.fields, key) ? entry.fields[key] : undefined, value),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     }
     const content = candidate["content"]
     if (content === undefined || content === null) continue
@@ -104,7 +169,12 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
       if (!R.isRecord(part)) {
         return R.malformedAt(format, [index, "candidates", position, "content", "parts", j], "expected a part object")
       }
-      appendPart(entry.parts, part)
+      const error = appendPart(entry, part, {
+        event: index,
+        path: [index, "candidates", position, "content", "parts", j],
+        candidate: at
+      })
+      if (error !== undefined) return error
     }
   }
   return undefined
@@ -117,6 +187,7 @@ export const assemble = (state: State): Either.Either<Json, ConversionError.Inco
   }
   const candidates: Array<Json> = []
   for (const entry of [...state.candidates.values()].sort((a, b) => a.index - b.index)) {
+    if (entry.open !== undefined) return Either.left(Streamed.unfinished(entry.open, entry.index))
     if (entry.fields["finishReason"] === undefined) {
       return Either.left(
         new ConversionError.IncompleteStream({

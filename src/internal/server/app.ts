@@ -1,6 +1,9 @@
 /**
  * The HTTP application: a handler for every route of the protocol's table (`Protocol.routes`),
  * dispatched by `router.ts` as the reference routes (default-environment redirect, 405, 307).
+ * Each handler validates its body with its route's payload schema, writes the JSON its route's
+ * success schema types, and fails only with the error answers its route lists (the compiler holds
+ * it to them; `Router.Handlers`).
  *
  * Request handling mirrors FastAPI's order: the body is read (413, 422 `json_invalid`), then the
  * session is resolved (400, 404, 410, 503, or the setup failure), then the body is validated (422),
@@ -23,13 +26,13 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as Environment from "../../Environment.js"
 import * as Protocol from "../../Protocol.js"
+import * as ProtocolError from "../../ProtocolError.js"
 import * as Body from "./body.js"
 import * as Calls from "./calls.js"
 import * as ClientAddress from "./clientAddress.js"
 import type { Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
-import { encode, fail, HttpFailure, json, jsonBytes, toResponse } from "./http.js"
-import { reprList, reprString } from "./python.js"
+import { answer, fixedAnswer, json, toResponse } from "./http.js"
 import * as Reaper from "./reaper.js"
 import * as Replica from "./replica.js"
 import * as Router from "./router.js"
@@ -69,56 +72,17 @@ const sseOptions = (request: HttpServerRequest.HttpServerRequest) => ({
   headers: Sse.headers(request)
 })
 
-const validateListTasks = Body.validator(Protocol.ListTasks)
-const validateGetTask = Body.validator(Protocol.GetTask)
-const validateTaskRange = Body.validator(Protocol.GetTaskRange)
-const validateToolCallSchema = Body.validator(Protocol.ToolCall)
+const { routes } = Protocol
 
-/**
- * A `/call` body: checked directly when it is well-formed (the common case; a parsed JSON object is
- * already valid JSON), and by the Schema otherwise, for its error items.
- */
-const validateToolCall = (body: Body.Body): Either.Either<Protocol.ToolCall, HttpFailure> => {
-  if (body._tag === "Json" && typeof body.value === "object" && body.value !== null && !Array.isArray(body.value)) {
-    const value = body.value as { readonly [key: string]: unknown }
-    let known = true
-    for (const key in value) if (key !== "name" && key !== "input" && key !== "task_id") known = false
-    const { input, name, task_id } = value
-    if (
-      known && typeof name === "string" && typeof input === "object" && input !== null && !Array.isArray(input) &&
-      (task_id === undefined || task_id === null || typeof task_id === "string")
-    ) {
-      return Either.right({ name, input: input as Protocol.ToolCall["input"], task_id: task_id ?? null })
-    }
-  }
-  return validateToolCallSchema(body)
-}
-const validateScoreGroup = Body.validator(Protocol.ScoreGroup)
-const validateCreateFields = Body.validator(Protocol.CreateSession)
-
-const validateCreate = (body: Body.Body): Either.Either<Protocol.CreateSession, HttpFailure> =>
-  Either.flatMap(validateCreateFields(body), (payload) => {
-    const hasSpec = payload.task_spec !== null
-    const hasIndex = payload.split !== null && payload.index !== null
-    const problem = hasSpec === hasIndex
-      ? "Provide either task_spec or both split and index, not both/neither"
-      : (payload.split === null) !== (payload.index === null)
-      ? "split and index must both be provided together"
-      : undefined
-    if (problem === undefined) return Either.right(payload)
-    return Either.left(
-      new HttpFailure({
-        status: 422,
-        detail: [{
-          type: "value_error",
-          loc: ["body"],
-          msg: `Value error, ${problem}`,
-          input: body._tag === "Json" ? Validation.quote(body.value) : null,
-          ctx: { error: {} }
-        }]
-      })
-    )
-  })
+// Each payload is read by its route's schema: decoded, or (for `/call`, which a rollout sends again
+// and again) checked by a guard compiled from the schema and read as sent.
+const decodeCreate = Body.decoder(routes.create.payload)
+const decodeListTasks = Body.decoder(routes.tasks.payload)
+const decodeNumTasks = Body.decoder(routes.numTasks.payload)
+const decodeGetTask = Body.decoder(routes.task.payload)
+const decodeTaskRange = Body.decoder(routes.taskRange.payload)
+const decodeScoreGroup = Body.decoder(routes.scoreGroup.payload)
+const checkToolCall = Body.checker(routes.call.payload)
 
 interface ParsedSecrets {
   readonly secrets: Environment.Secrets
@@ -127,13 +91,10 @@ interface ParsedSecrets {
 
 const noSecrets: ParsedSecrets = { secrets: {}, values: [] }
 
-const invalidSecrets = fail(
-  400,
-  "Invalid X-Secrets header: expected base64-encoded JSON mapping each secret name to {\"value\": ..., \"allowed_domains\": [...]}"
-)
+const invalidSecrets = new ProtocolError.InvalidSecrets()
 
 /** The `X-Secrets` header: base64 of `{name: {"value": v, "allowed_domains": [...]}}`. Never echoed. */
-const parseSecrets = (header: string | undefined): Either.Either<ParsedSecrets, HttpFailure> => {
+const parseSecrets = (header: string | undefined): Either.Either<ParsedSecrets, ProtocolError.InvalidSecrets> => {
   if (header === undefined || header === "") return Either.right(noSecrets)
   const decoded = Encoding.decodeBase64String(header.trim())
   if (Either.isLeft(decoded)) return Either.left(invalidSecrets)
@@ -163,11 +124,13 @@ const parseSecrets = (header: string | undefined): Either.Either<ParsedSecrets, 
   return Either.right({ secrets, values })
 }
 
-const sessionId = (request: HttpServerRequest.HttpServerRequest): Either.Either<string, HttpFailure> => {
+const missingSessionId = new ProtocolError.MissingSessionId()
+
+const sessionId = (
+  request: HttpServerRequest.HttpServerRequest
+): Either.Either<string, ProtocolError.MissingSessionId> => {
   const raw = request.headers["x-session-id"]
-  return raw === undefined || raw === ""
-    ? Either.left(fail(400, "X-Session-ID header is required"))
-    : Either.right(raw.trim())
+  return raw === undefined || raw === "" ? Either.left(missingSessionId) : Either.right(raw.trim())
 }
 
 /**
@@ -210,13 +173,14 @@ export const make = (
     const registry = yield* Calls.TaskRegistry
 
     // Answers that never change are built once: a response is immutable, so one serves every request.
-    const health = jsonBytes(encode(JSON.stringify({ status: "ok" })))
+    const health = fixedAnswer(routes.health, { status: "ok" })
     // What the health check says while the server drains: no new sessions here.
-    const draining = jsonBytes(encode(JSON.stringify({ status: "draining" })), 503)
-    const version = jsonBytes(encode(JSON.stringify({ version: settings.version, build_sha: settings.buildSha })))
-    const environmentList = jsonBytes(encode(JSON.stringify(compiled.map((c) => c.key))))
-    const toolsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.toolsBody))] as const))
-    const splitsAnswers = new Map(compiled.map((c) => [c, jsonBytes(encode(c.splitsBody))] as const))
+    const draining = fixedAnswer(routes.health, { status: "draining" }, 503)
+    const pong = fixedAnswer(routes.ping, { status: "ok" })
+    const version = fixedAnswer(routes.version, { version: settings.version, build_sha: settings.buildSha })
+    const environmentList = fixedAnswer(routes.listEnvironments, compiled.map((c) => c.key))
+    const toolsAnswers = new Map(compiled.map((c) => [c, fixedAnswer(routes.tools, c.toolList)] as const))
+    const splitsAnswers = new Map(compiled.map((c) => [c, fixedAnswer(routes.splits, c.splits)] as const))
 
     const limits: Body.Limits = { maxBodySize: settings.maxBodySize, maxDepth: settings.maxDepth }
     const readBody = (request: HttpServerRequest.HttpServerRequest) => Body.read(request, limits)
@@ -268,40 +232,34 @@ export const make = (
     // The session routes a rollout calls again and again are written with `flatMap` rather than
     // `Effect.gen`: on this path a generator cost about a third of the throughput of `/messages`
     // (docs/performance.md, "Where the time goes in the server").
+    /** `f` on a Right, a failure on a Left, without running the Either as an effect (no continuation). */
+    const onRight = <A, E1, B, E2, R>(
+      either: Either.Either<A, E1>,
+      f: (a: A) => Effect.Effect<B, E2, R>
+    ): Effect.Effect<B, E1 | E2, R> => Either.isRight(either) ? f(either.right) : Effect.fail(either.left)
+
     const promptRoute = (request: HttpServerRequest.HttpServerRequest) =>
-      Either.match(sessionId(request), {
-        onLeft: Effect.fail,
-        onRight: (sid) => Effect.flatMap(sessions.ready(sid), (record) => sessions.prompt(record))
-      })
+      onRight(sessionId(request), (sid) => Effect.flatMap(sessions.ready(sid), (record) => sessions.prompt(record)))
 
     const messagesRoute = (request: HttpServerRequest.HttpServerRequest) =>
-      Either.match(sessionId(request), {
-        onLeft: Effect.fail,
-        onRight: (sid) => Effect.flatMap(sessions.ready(sid), (record) => sessions.messages(record))
-      })
+      onRight(sessionId(request), (sid) => Effect.flatMap(sessions.ready(sid), (record) => sessions.messages(record)))
 
     const callRoute = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.flatMap(readBody(request), (body) =>
-        Either.match(sessionId(request), {
-          onLeft: Effect.fail,
-          onRight: (sid) =>
-            Effect.flatMap(sessions.ready(sid), (record) =>
-              Either.match(validateToolCall(body), {
-                onLeft: Effect.fail,
-                onRight: (call) =>
-                  runTask(request, record, call.task_id, () => Calls.call(sessions, record, call.name, call.input))
-              }))
-        }))
+        onRight(sessionId(request), (sid) =>
+          Effect.flatMap(sessions.ready(sid), (record) =>
+            onRight(checkToolCall(body), (call) =>
+              runTask(request, record, call.task_id ?? null, () =>
+                Calls.call(sessions, record, call.name, call.input))))))
 
     const handlers: Router.Handlers<unknown> = {
-      health: () => Effect.sync(() => sessions.draining ? draining : health),
+      health: () =>
+        Effect.sync(() =>
+          sessions.draining ? draining : health
+        ),
       version: () => Effect.succeed(version),
       listEnvironments: () => Effect.succeed(environmentList),
-      ping: (request) =>
-        Either.match(sessionId(request), {
-          onLeft: Effect.fail,
-          onRight: (sid) => Effect.as(sessions.ping(sid), health)
-        }),
+      ping: (request) => onRight(sessionId(request), (sid) => Effect.as(sessions.ping(sid), pong)),
       createSession: (request) =>
         Effect.suspend(() =>
           sessions.draining
@@ -313,43 +271,39 @@ export const make = (
               )
             )
         ),
-      deleteSession: (request) => Effect.map(sessionId(request), (sid) => json(JSON.stringify({ sid }))),
+      deleteSession: (request) => Effect.map(sessionId(request), (sid) => answer(routes.deleteSession, { sid })),
       delete: (request) =>
-        Effect.flatMap(sessionId(request), (sid) => Effect.as(sessions.delete(sid), json(JSON.stringify({ sid })))),
+        Effect.flatMap(sessionId(request), (sid) => Effect.as(sessions.delete(sid), answer(routes.delete, { sid }))),
       create: (request) =>
         Effect.gen(function*() {
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
-          const payload = yield* validateCreate(body)
+          const payload = yield* decodeCreate(body)
           if (sessions.draining) return yield* Replica.drainingNewSession
-          if (sessions.records.has(sid)) return yield* fail(400, "Session already exists")
+          if (sessions.records.has(sid)) return yield* new ProtocolError.SessionExists()
           const client = ClientAddress.of(request, settings.trustedProxies)
           const full = sessions.full(client)
           if (full !== undefined) return yield* full
           const target = payload.env_name === null ? defaultEnv : envs.get(payload.env_name.toLowerCase())
-          if (target === undefined) return yield* fail(404, `unknown environment ${reprString(payload.env_name!)}`)
+          if (target === undefined) {
+            return yield* new ProtocolError.UnknownEnvironment({ environment: payload.env_name! })
+          }
           let task: unknown
           if (payload.task_spec !== null) {
             const decoded = target.env.task.decode(payload.task_spec)
-            if (Either.isLeft(decoded)) {
-              return yield* new HttpFailure({
-                status: 422,
-                detail: Validation.items(decoded.left, ["body", "task_spec"])
-              })
-            }
+            if (Either.isLeft(decoded)) return yield* Body.failed(Validation.items(decoded.left, ["body", "task_spec"]))
             task = decoded.right
           } else {
-            if (!target.splitNames.has(payload.split!)) return yield* fail(400, "Invalid split")
-            const found = yield* userCode(target.task(payload.split!, payload.index!))
-            if (Option.isNone(found)) return yield* fail(400, "Invalid index")
+            const split = payload.split!
+            const index = payload.index!
+            if (!target.splitNames.has(split)) return yield* new ProtocolError.InvalidSplit({ split })
+            const found = yield* userCode(target.task(split, index))
+            if (Option.isNone(found)) return yield* new ProtocolError.InvalidIndex({ split, index })
             task = found.value
           }
           const secrets = yield* parseSecrets(request.headers["x-secrets"])
           if (payload.toolset_name !== null) {
-            return yield* fail(
-              400,
-              `unknown toolset ${reprString(payload.toolset_name)}; valid options are ${reprList([])}`
-            )
+            return yield* new ProtocolError.UnknownToolset({ toolset: payload.toolset_name, valid: [] })
           }
           yield* sessions.create(
             sid,
@@ -358,55 +312,50 @@ export const make = (
             Errors.redactor(secrets.values),
             client
           )
-          return json(JSON.stringify({ sid }))
+          return answer(routes.create, { sid })
         }),
       tools: (_, { compiled }) => Effect.succeed(toolsAnswers.get(compiled)!),
       splits: (_, { compiled }) => Effect.succeed(splitsAnswers.get(compiled)!),
       tasks: (request, { compiled, name }) =>
         Effect.gen(function*() {
           const body = yield* readBody(request)
-          const { split } = yield* validateListTasks(body)
-          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const { split } = yield* decodeListTasks(body)
+          if (!compiled.splitNames.has(split)) return yield* new ProtocolError.InvalidSplit({ split })
           const tasks = yield* userCode(compiled.listTasks(split))
-          if (Option.isNone(tasks)) {
-            return yield* fail(
-              400,
-              "list_tasks is not supported for this environment. Use the index-based API (num_tasks + get_task) instead."
-            )
-          }
-          return json(JSON.stringify({ tasks: tasks.value, env_name: name }))
+          if (Option.isNone(tasks)) return yield* new ProtocolError.ListTasksUnsupported()
+          return answer(routes.tasks, { tasks: tasks.value, env_name: name })
         }),
       numTasks: (request, { compiled }) =>
         Effect.gen(function*() {
           const body = yield* readBody(request)
-          const { split } = yield* validateListTasks(body)
-          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const { split } = yield* decodeNumTasks(body)
+          if (!compiled.splitNames.has(split)) return yield* new ProtocolError.InvalidSplit({ split })
           const count = yield* userCode(compiled.numTasks(split))
-          return json(JSON.stringify({ num_tasks: count }))
+          return answer(routes.numTasks, { num_tasks: count })
         }),
       task: (request, { compiled, name }) =>
         Effect.gen(function*() {
           const body = yield* readBody(request)
-          const { index, split } = yield* validateGetTask(body)
-          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const { index, split } = yield* decodeGetTask(body)
+          if (!compiled.splitNames.has(split)) return yield* new ProtocolError.InvalidSplit({ split })
           const task = yield* userCode(compiled.taskJson(split, index))
-          if (Option.isNone(task)) return yield* fail(400, "Invalid index")
-          return json(JSON.stringify({ task: task.value, env_name: name }))
+          if (Option.isNone(task)) return yield* new ProtocolError.InvalidIndex({ split, index })
+          return answer(routes.task, { task: task.value, env_name: name })
         }),
       taskRange: (request, { compiled, name }) =>
         Effect.gen(function*() {
           const body = yield* readBody(request)
-          const { split, start, stop } = yield* validateTaskRange(body)
-          if (!compiled.splitNames.has(split)) return yield* fail(400, "Invalid split")
+          const { split, start, stop } = yield* decodeTaskRange(body)
+          if (!compiled.splitNames.has(split)) return yield* new ProtocolError.InvalidSplit({ split })
           const tasks = yield* userCode(compiled.taskRange(split, start, stop))
-          return json(JSON.stringify({ tasks, env_name: name }))
+          return answer(routes.taskRange, { tasks, env_name: name })
         }),
       taskTools: (request) =>
         Effect.gen(function*() {
           const sid = yield* sessionId(request)
           const record = yield* sessions.existing(sid)
           const extra = yield* sessions.taskTools(record)
-          return json(record.compiled.taskToolsBody(extra))
+          return answer(routes.taskTools, record.compiled.taskToolList(extra))
         }),
       prompt: promptRoute,
       messages: messagesRoute,
@@ -416,9 +365,9 @@ export const make = (
           const body = yield* readBody(request)
           const sid = yield* sessionId(request)
           const record = yield* sessions.ready(sid)
-          const payload = yield* validateScoreGroup(body)
+          const payload = yield* decodeScoreGroup(body)
           if (record.compiled.env.scoreGroup === undefined) {
-            return yield* fail(404, `Environment ${reprString(name)} does not implement score_group`)
+            return yield* new ProtocolError.ScoreGroupUnsupported({ environment: name })
           }
           return yield* runTask(request, record, payload.task_id, () => Calls.scoreGroup(record, payload.candidates))
         })

@@ -8,7 +8,9 @@
  *   string it is, and an empty body as missing;
  * - bytes that are not UTF-8 are a 400 `There was an error parsing the body`, and so is JSON nested
  *   deeper than the depth limit, as the reference answers input its parser cannot hold (every body
- *   is read here, so the limit holds for every route, and nothing after it walks deeper).
+ *   is read here, so the limit holds for every route, and nothing after it walks deeper);
+ * - a body is validated against its route's payload schema (`Protocol.routes`), excess keys refused
+ *   (`extra="forbid"`), every problem a pydantic-style item of one 422 (`ValidationFailed`).
  *
  * @internal
  */
@@ -19,8 +21,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
+import * as ProtocolError from "../../ProtocolError.js"
+import * as Guard from "../guard.js"
 import * as ProtoKeys from "../protoKeys.js"
-import { fail, HttpFailure } from "./http.js"
 import * as Validation from "./validation.js"
 
 /**
@@ -34,7 +37,7 @@ export type Body =
   | { readonly _tag: "Raw"; readonly value: string }
 
 const missing: Body = { _tag: "Missing" }
-const decoder = new TextDecoder("utf-8", { fatal: true })
+const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 const isJson = (contentType: string | undefined): boolean => {
   if (contentType === undefined) return false
@@ -43,8 +46,8 @@ const isJson = (contentType: string | undefined): boolean => {
   return mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"))
 }
 
-const tooLarge = fail(413, "Content Too Large")
-const unparsable = fail(400, "There was an error parsing the body")
+const tooLarge = new ProtocolError.ContentTooLarge()
+const unparsable = new ProtocolError.UnparsableBody()
 
 /**
  * Whether JSON text nests arrays and objects deeper than `max`. Text shorter than `max` cannot (each
@@ -69,20 +72,24 @@ export const tooDeep = (text: string, max: number): boolean => {
   return false
 }
 
-const jsonInvalid = (text: string, error: unknown): HttpFailure => {
+const jsonInvalid = (text: string, error: unknown): ProtocolError.ValidationFailed => {
   const message = error instanceof Error ? error.message : String(error)
   const position = /position (\d+)/.exec(message)
-  return new HttpFailure({
-    status: 422,
-    detail: [{
-      type: "json_invalid",
-      loc: ["body", position === null ? text.length : Number(position[1])],
-      msg: "JSON decode error",
-      input: {},
-      ctx: { error: message.replace(/ in JSON at position \d+.*$/s, "") }
-    }]
-  })
+  return failed([{
+    type: "json_invalid",
+    loc: ["body", position === null ? text.length : Number(position[1])],
+    msg: "JSON decode error",
+    input: {},
+    ctx: { error: message.replace(/ in JSON at position \d+.*$/s, "") }
+  }])
 }
+
+/**
+ * What reading a body fails with.
+ *
+ * @internal
+ */
+export type ReadError = ProtocolError.ContentTooLarge | ProtocolError.UnparsableBody | ProtocolError.ValidationFailed
 
 /**
  * The limits a body is read under.
@@ -104,19 +111,19 @@ export interface Limits {
 export const read = (
   request: HttpServerRequest.HttpServerRequest,
   { maxBodySize, maxDepth }: Limits
-): Effect.Effect<Body, HttpFailure> => {
+): Effect.Effect<Body, ReadError> => {
   const length = request.headers["content-length"]
   if (length !== undefined && Number(length) > maxBodySize) return Effect.fail(tooLarge)
   if (length === "0") return Effect.succeed(missing)
   return request.arrayBuffer.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(maxBodySize)),
-    Effect.mapError((error) => String(error.cause).includes("maxBytes") ? tooLarge : unparsable),
-    Effect.flatMap((buffer) => {
+    Effect.mapError((error): ReadError => String(error.cause).includes("maxBytes") ? tooLarge : unparsable),
+    Effect.flatMap((buffer): Effect.Effect<Body, ReadError> => {
       if (buffer.byteLength === 0) return Effect.succeed(missing)
       if (buffer.byteLength > maxBodySize) return Effect.fail(tooLarge)
       let text: string
       try {
-        text = decoder.decode(buffer)
+        text = utf8.decode(buffer)
       } catch {
         return Effect.fail(unparsable)
       }
@@ -132,42 +139,66 @@ export const read = (
 }
 
 /**
- * A body decoder: validate a body against a Schema with excess keys refused (`extra="forbid"`),
- * answering 422 with pydantic-style items.
+ * A 422 with these items (built here, so not checked again against the item schema).
  *
  * @internal
  */
-export const validator = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = ProtoKeys.keeping(
-    ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
-  )
-  return (body: Body): Either.Either<A, HttpFailure> => {
-    switch (body._tag) {
-      case "Missing":
-        return Either.left(
-          new HttpFailure({
-            status: 422,
-            detail: [{ type: "missing", loc: ["body"], msg: "Field required", input: null }]
-          })
-        )
-      case "Raw":
-        return Either.left(
-          new HttpFailure({
-            status: 422,
-            detail: [{
-              type: "model_attributes_type",
-              loc: ["body"],
-              msg: "Input should be a valid dictionary or object to extract fields from",
-              input: Validation.quote(body.value)
-            }]
-          })
-        )
-      case "Json": {
-        const result = decode(body.value)
-        return Either.isRight(result)
-          ? Either.right(result.right)
-          : Either.left(new HttpFailure({ status: 422, detail: Validation.items(result.left, ["body"]) }))
-      }
+export const failed = (items: ReadonlyArray<ProtocolError.ValidationItem>): ProtocolError.ValidationFailed =>
+  new ProtocolError.ValidationFailed({ items }, true)
+
+const missingBody = failed([{ type: "missing", loc: ["body"], msg: "Field required", input: null }])
+
+/** What the payload of a body that is not JSON (or is missing) fails with. */
+const notJson = (body: Exclude<Body, { readonly _tag: "Json" }>): ProtocolError.ValidationFailed =>
+  body._tag === "Missing" ? missingBody : failed([{
+    type: "model_attributes_type",
+    loc: ["body"],
+    msg: "Input should be a valid dictionary or object to extract fields from",
+    input: Validation.quote(body.value)
+  }])
+
+const decodeAll = <A, I>(schema: Schema.Schema<A, I, never>) =>
+  ProtoKeys.keeping(ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" }))
+
+/**
+ * A route's payload decoder: the body decoded by the payload schema (defaults filled in, values
+ * transformed), or a 422 listing every problem.
+ *
+ * @internal
+ */
+export const decoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = decodeAll(schema)
+  return (body: Body): Either.Either<A, ProtocolError.ValidationFailed> => {
+    if (body._tag !== "Json") return Either.left(notJson(body))
+    const result = decode(body.value)
+    return Either.isRight(result)
+      ? Either.right(result.right)
+      : Either.left(failed(Validation.items(result.left, ["body"])))
+  }
+}
+
+/**
+ * A route's payload checker, for a route a rollout calls again and again: the body as it was sent,
+ * once a guard compiled from the payload schema (on first use) says it decodes, so a valid body
+ * costs a few property checks and no Schema decode; otherwise the Schema decode, for its items.
+ * The payload is not transformed: defaults are not filled in (a missing optional key is
+ * `undefined`), which is why it is offered only for schemas whose decoded values are also valid
+ * encoded ones (then a body the guard leaves to the Schema decode, and that decodes, is returned
+ * decoded).
+ *
+ * @internal
+ */
+export const checker = <S extends Schema.Schema.AnyNoContext>(
+  schema: S & ([Schema.Schema.Type<S>] extends [Schema.Schema.Encoded<S>] ? unknown : never)
+) => {
+  const decode = decoder<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(schema)
+  let guard: Guard.Guard | undefined
+  return (body: Body): Either.Either<Schema.Schema.Encoded<S>, ProtocolError.ValidationFailed> => {
+    if (body._tag === "Json") {
+      guard ??= Guard.compile(schema, { onExcessProperty: "error" })
+      if (guard(body.value)) return Either.right(body.value as Schema.Schema.Encoded<S>)
     }
+    // a decoded value is an encoded one (the constraint on `schema`)
+    return decode(body) as Either.Either<Schema.Schema.Encoded<S>, ProtocolError.ValidationFailed>
   }
 }

@@ -1,5 +1,5 @@
 /**
- * An environment prepared for serving: the static answers (`/splits`, `/tools`) written once, tools
+ * An environment prepared for serving: the static answers (`/splits`, `/tools`) built once, tools
  * indexed by name, and the task routes' semantics (the reference's `num_tasks` / `get_task` /
  * `get_task_range`, with Python indexing and slice clamping).
  *
@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Block from "../../Block.js"
 import * as Environment from "../../Environment.js"
+import type * as Json from "../../Json.js"
 import type * as Protocol from "../../Protocol.js"
 import type * as Tool from "../../Tool.js"
 
@@ -40,27 +41,36 @@ export interface Compiled {
   readonly env: Environment.Erased
   readonly key: string
   readonly splitNames: ReadonlySet<string>
-  readonly splitsBody: string
+  /** The `/splits` answer. */
+  readonly splits: Protocol.Route.SuccessEncoded<typeof Protocol.routes.splits>
   readonly tools: ReadonlyMap<string, AnyTool>
   /** Whether any tool runs exclusively (then every call goes through the session's gate). */
   readonly hasExclusive: boolean
   readonly terminal: Protocol.TerminalToolSpec | null
-  readonly toolsBody: string
-  /** The `/task_tools` body for a session whose task tools are `extra`. */
-  readonly taskToolsBody: (extra: ReadonlyArray<AnyTool>) => string
+  /** The `/tools` answer. */
+  readonly toolList: ToolList
+  /** The `/task_tools` answer for a session whose task tools are `extra`. */
+  readonly taskToolList: (extra: ReadonlyArray<AnyTool>) => ToolList
   /** The tasks of a split as JSON, or `None` for an index-only task source. */
-  readonly listTasks: (split: string) => Effect.Effect<Option.Option<ReadonlyArray<unknown>>, unknown, unknown>
+  readonly listTasks: (split: string) => Effect.Effect<Option.Option<ReadonlyArray<Json.JsonObject>>, unknown, unknown>
   readonly numTasks: (split: string) => Effect.Effect<number, unknown, unknown>
   /** The task at a Python index, decoded (`None`: out of range). */
   readonly task: (split: string, index: number) => Effect.Effect<Option.Option<unknown>, unknown, unknown>
   /** The task at a Python index as JSON (`None`: out of range). */
-  readonly taskJson: (split: string, index: number) => Effect.Effect<Option.Option<unknown>, unknown, unknown>
+  readonly taskJson: (split: string, index: number) => Effect.Effect<Option.Option<Json.JsonObject>, unknown, unknown>
   readonly taskRange: (
     split: string,
     start: number | null,
     stop: number | null
-  ) => Effect.Effect<ReadonlyArray<unknown>, unknown, unknown>
+  ) => Effect.Effect<ReadonlyArray<Json.JsonObject>, unknown, unknown>
 }
+
+/**
+ * A `/tools` or `/task_tools` answer.
+ *
+ * @internal
+ */
+export type ToolList = Protocol.Route.SuccessEncoded<typeof Protocol.routes.tools>
 
 /** Python's `sorted()` order on `str`: by code point. */
 const byCodePoint = (a: string, b: string): number => {
@@ -136,25 +146,29 @@ export const compile = (self: Environment.Any): Compiled => {
     .sort((a, b) => byCodePoint(a.name, b.name))
     .map(spec)
   const supportsScoreGroup = env.scoreGroup !== undefined
-  const body = (specs: ReadonlyArray<Protocol.ToolSpec>): string =>
-    JSON.stringify({
-      tools: specs,
-      terminal_tool: terminal,
-      supports_score_group: supportsScoreGroup,
-      message_block_types: Block.supportedTypes
-    })
+  const toolList = (specs: ReadonlyArray<Protocol.ToolSpec>): ToolList => ({
+    tools: specs,
+    terminal_tool: terminal,
+    supports_score_group: supportsScoreGroup,
+    message_block_types: Block.supportedTypes
+  })
 
-  const encodeTask = (task: unknown): Effect.Effect<unknown, InvalidTask> => {
+  const encodeTask = (task: unknown): Effect.Effect<Json.JsonObject, InvalidTask> => {
     const encoded = env.task.encode(task)
-    return Either.isRight(encoded)
-      ? Effect.succeed(encoded.right)
-      : Effect.fail(
+    if (Either.isLeft(encoded)) {
+      return Effect.fail(
         new InvalidTask(
           `a task does not match the environment's task schema: ${
             ParseResult.TreeFormatter.formatIssueSync(encoded.left)
           }`
         )
       )
+    }
+    // The protocol's tasks are JSON objects (a client's `task_spec`).
+    const json = encoded.right
+    return typeof json === "object" && json !== null && !Array.isArray(json)
+      ? Effect.succeed(json as Json.JsonObject)
+      : Effect.fail(new InvalidTask(`a task's encoded form is not a JSON object: ${String(json)}`))
   }
 
   const tasks = env.tasks
@@ -178,15 +192,15 @@ export const compile = (self: Environment.Any): Compiled => {
     env,
     key,
     splitNames: new Set(env.splits.map((s) => s.name)),
-    splitsBody: JSON.stringify(env.splits.map((s) => ({ name: s.name, type: s.type }))),
+    splits: env.splits.map((s) => ({ name: s.name, type: s.type })),
     tools,
     hasExclusive: [...tools.values()].some((t) => t.concurrency === "exclusive"),
     terminal,
-    toolsBody: body(listed),
-    taskToolsBody: (extra) =>
+    toolList: toolList(listed),
+    taskToolList: (extra) =>
       extra.length === 0
-        ? body(listed)
-        : body([...listed, ...extra.filter((t) => t.name !== terminal?.name).map(spec)]),
+        ? toolList(listed)
+        : toolList([...listed, ...extra.filter((t) => t.name !== terminal?.name).map(spec)]),
     listTasks: (split) =>
       tasks._tag === "TaskList"
         ? Effect.asSome(Effect.flatMap(listCached!(split), (list) => Effect.forEach(list, encodeTask)))
@@ -196,7 +210,10 @@ export const compile = (self: Environment.Any): Compiled => {
     taskJson: (split, index) =>
       Effect.flatMap(
         task(split, index),
-        Option.match({ onNone: () => Effect.succeedNone, onSome: (t) => Effect.asSome(encodeTask(t)) })
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (t) => Effect.asSome(encodeTask(t))
+        })
       ),
     taskRange: (split, start, stop) =>
       tasks._tag === "TaskList"

@@ -1,28 +1,12 @@
 /**
- * HTTP answers in the reference's (FastAPI's) shape: JSON bodies, `{"detail": ...}` errors.
+ * HTTP answers in the reference's (FastAPI's) shape: JSON bodies typed by their route's success
+ * schema, and `{"detail": ...}` errors from the protocol's error answers (`ProtocolError`).
  *
  * @internal
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Data from "effect/Data"
-import type * as Validation from "./validation.js"
-
-/**
- * A request is answered with an error status. `detail` is a message or a list of validation items.
- *
- * @internal
- */
-export class HttpFailure extends Data.TaggedError("HttpFailure")<{
-  readonly status: number
-  readonly detail: string | ReadonlyArray<Validation.Item>
-  readonly headers?: Readonly<Record<string, string>> | undefined
-}> {}
-
-/**
- * @internal
- */
-export const fail = (status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpFailure =>
-  new HttpFailure({ status, detail, headers })
+import type * as Protocol from "../../Protocol.js"
+import * as ProtocolError from "../../ProtocolError.js"
 
 /**
  * @internal
@@ -56,10 +40,36 @@ export const jsonBytes = (body: Uint8Array, status = 200): HttpServerResponse.Ht
   HttpServerResponse.uint8Array(body, { status, contentType: "application/json" })
 
 /**
+ * A route's answer: its JSON, as its success schema encodes it (the type is checked; the value is
+ * written as it is, with no Schema encode).
+ *
  * @internal
  */
-export const toResponse = (failure: HttpFailure): HttpServerResponse.HttpServerResponse =>
-  json(JSON.stringify({ detail: failure.detail }), failure.status, failure.headers)
+export const answer = <R extends Protocol.Route>(
+  _route: R,
+  value: Protocol.Route.SuccessEncoded<R>
+): HttpServerResponse.HttpServerResponse => json(JSON.stringify(value))
+
+/**
+ * A route's answer written once, for answers that never change (see {@link answer}).
+ *
+ * @internal
+ */
+export const fixedAnswer = <R extends Protocol.Route>(
+  _route: R,
+  value: Protocol.Route.SuccessEncoded<R>,
+  status = 200
+): HttpServerResponse.HttpServerResponse => jsonBytes(encode(JSON.stringify(value)), status)
+
+/**
+ * The answer of an error: its status, `{"detail": ...}` and headers.
+ *
+ * @internal
+ */
+export const toResponse = (error: ProtocolError.ProtocolError): HttpServerResponse.HttpServerResponse => {
+  const { body, headers, status } = ProtocolError.answer(error)
+  return json(JSON.stringify(body), status, headers)
+}
 
 /**
  * @internal

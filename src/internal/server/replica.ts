@@ -21,26 +21,24 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as ProtocolError from "../../ProtocolError.js"
 import { TaskRegistry } from "./calls.js"
-import { fail, type HttpFailure } from "./http.js"
 import { SessionStore } from "./sessions.js"
 
 /**
  * @internal
  */
-export const drainingNewSession: HttpFailure = fail(503, "Server is draining: it takes no new sessions", {
-  "retry-after": "1"
-})
+export const drainingNewSession = new ProtocolError.Draining()
 
 /**
  * @internal
  */
-export const drainingNewCall: HttpFailure = fail(410, "Session ended: the server is shutting down")
+export const drainingNewCall = new ProtocolError.SessionGone({ reason: "shutdown" })
 
 /**
  * @internal
  */
-export const shuttingDown: HttpFailure = fail(503, "Server is shutting down", { "retry-after": "1" })
+export const shuttingDown = new ProtocolError.ShuttingDown()
 
 /**
  * The drain as a layer: releasing it drains the session store, waiting at most `timeout` ms for

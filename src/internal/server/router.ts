@@ -18,8 +18,9 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Effect from "effect/Effect"
 import * as Protocol from "../../Protocol.js"
+import type * as ProtocolError from "../../ProtocolError.js"
 import type { Compiled } from "./compiled.js"
-import { encode, type HttpFailure, jsonBytes } from "./http.js"
+import { encode, jsonBytes } from "./http.js"
 
 /**
  * Where a request landed: the environment of its path (the default one for root routes), and the
@@ -33,19 +34,31 @@ export interface Target {
 }
 
 /**
- * @internal
- */
-export type Handler<R> = (
-  request: HttpServerRequest.HttpServerRequest,
-  target: Target
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, HttpFailure, R>
-
-/**
- * A handler for every route of the protocol.
+ * A handler: it answers, or fails with one of the error answers `E`.
  *
  * @internal
  */
-export type Handlers<R> = { readonly [K in Protocol.RouteName]: Handler<R> }
+export type Handler<E, R> = (
+  request: HttpServerRequest.HttpServerRequest,
+  target: Target
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+
+/**
+ * A handler for every route of the protocol, each failing only with the error answers its route
+ * lists (`Protocol.routes[name].errors`): the compiler checks every handler's failures.
+ *
+ * @internal
+ */
+export type Handlers<R> = {
+  readonly [K in Protocol.RouteName]: Handler<Protocol.Route.Error<typeof Protocol.routes[K]>, R>
+}
+
+/**
+ * Any handler of {@link Handlers}.
+ *
+ * @internal
+ */
+export type AnyHandler<R> = Handler<ProtocolError.ProtocolError, R>
 
 /**
  * What a request resolves to.
@@ -53,7 +66,7 @@ export type Handlers<R> = { readonly [K in Protocol.RouteName]: Handler<R> }
  * @internal
  */
 export type Resolved<R> =
-  | { readonly _tag: "Route"; readonly handler: Handler<R>; readonly target: Target }
+  | { readonly _tag: "Route"; readonly handler: AnyHandler<R>; readonly target: Target }
   | { readonly _tag: "Answer"; readonly response: HttpServerResponse.HttpServerResponse }
 
 const decoder = new TextDecoder("utf-8")
@@ -112,7 +125,7 @@ const exempt: ReadonlySet<string> = new Set([
 
 interface Entry<R> {
   readonly route: Protocol.Route
-  readonly handler: Handler<R>
+  readonly handler: AnyHandler<R>
 }
 
 /**

@@ -25,11 +25,12 @@ import * as Scope from "effect/Scope"
 import type * as Conversation from "../../Conversation.js"
 import type * as Environment from "../../Environment.js"
 import * as Prompt from "../../Prompt.js"
+import * as ProtocolError from "../../ProtocolError.js"
 import * as Canonical from "../decodeCanonical.js"
 import type { AnyTool, Compiled } from "./compiled.js"
 import * as Errors from "./errors.js"
 import { Gate } from "./gate.js"
-import { encode, fail, HttpFailure, jsonBytes } from "./http.js"
+import { encode, jsonBytes } from "./http.js"
 import { withRedaction } from "./redactLogs.js"
 
 /**
@@ -61,7 +62,8 @@ export class Record {
   session: Environment.Session<unknown, unknown> | undefined = undefined
   /** Set once a call returns `finished: true`; later calls are refused. */
   finished = false
-  readonly ready = Deferred.unsafeMake<void, HttpFailure>(FiberId.none)
+  /** Done when setup ends: failed with its failure (a 500), or `SessionGone` once deleted. */
+  readonly ready = Deferred.unsafeMake<void, SetupError>(FiberId.none)
   readonly locks = new Map<string, Effect.Semaphore>()
   readonly gate = new Gate()
   taskTools: ReadonlyArray<AnyTool> | undefined = undefined
@@ -92,17 +94,25 @@ export class Record {
   }
 }
 
-const notFound = fail(404, "Active environment not found")
-const lost = fail(410, "Session gone: it ended, or its replica restarted")
-const exists = fail(400, "Session already exists")
-const deleted = fail(410, "Session deleted")
-const starting = fail(503, "Environment still starting.", { "x-backend-state": "starting", "retry-after": "2" })
+/**
+ * What waiting for a session's setup fails with: the setup's failure, or the session's end.
+ *
+ * @internal
+ */
+export type SetupError = ProtocolError.InternalError | ProtocolError.SessionGone
 
 /**
- * How long a client refused for the session limit is told to wait: sessions free their places as
- * clients delete them, and the reference client retries a 503 three times, waiting `Retry-After`.
+ * What naming a session fails with (see {@link Sessions.unknown}).
+ *
+ * @internal
  */
-const fullRetryAfter = "5"
+export type Unknown = ProtocolError.SessionNotFound | ProtocolError.SessionGone
+
+const notFound = new ProtocolError.SessionNotFound()
+const lost = new ProtocolError.SessionGone({ reason: "ended" })
+const exists = new ProtocolError.SessionExists()
+const deleted = new ProtocolError.SessionGone({ reason: "deleted" })
+const starting = new ProtocolError.SessionStarting()
 
 /**
  * How logs name a session: by its id's first 8 characters after the route key. The id is all a
@@ -157,7 +167,7 @@ export class Sessions {
    * key (this replica, or an earlier run of it under the same key, minted it: the session is gone,
    * so a client ends it rather than retry), else the reference's 404.
    */
-  unknown(sid: string): HttpFailure {
+  unknown(sid: string): Unknown {
     return this.prefix !== null && sid.startsWith(this.prefix) ? lost : notFound
   }
 
@@ -165,23 +175,13 @@ export class Sessions {
    * Whether one more session may be created for `client`: `undefined`, or the 503 that refuses it
    * (the server, or that client, holds the most sessions it may).
    */
-  full(client: string): HttpFailure | undefined {
+  full(client: string): ProtocolError.TooManySessions | undefined {
     const { maxSessions, maxSessionsPerClient } = this.config
     if (this.records.size >= maxSessions) {
-      return fail(
-        503,
-        `Too many sessions: this server holds ${maxSessions}, its limit (maxSessions); end some or try again later`,
-        { "retry-after": fullRetryAfter }
-      )
+      return new ProtocolError.TooManySessions({ scope: "server", held: maxSessions })
     }
     const held = this.perClient.get(client) ?? 0
-    if (held >= maxSessionsPerClient) {
-      return fail(
-        503,
-        `Too many sessions: this client holds ${held}, the limit per client (maxSessionsPerClient); end some or try again later`,
-        { "retry-after": fullRetryAfter }
-      )
-    }
+    if (held >= maxSessionsPerClient) return new ProtocolError.TooManySessions({ scope: "client", held })
     return undefined
   }
 
@@ -210,7 +210,7 @@ export class Sessions {
 
   /** Map a failure of environment code to a 500, logging it. */
   userFailure(record: Record | undefined, what: string) {
-    return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, HttpFailure, R> =>
+    return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, ProtocolError.InternalError, R> =>
       Effect.catchAllCause(self, (cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const redact = record?.redact ?? Errors.noRedaction
@@ -218,7 +218,9 @@ export class Sessions {
           Effect.logWarning(`${what} failed`, Errors.message(cause, redact)).pipe(
             Effect.annotateLogs(annotations(record?.sid ?? "", record?.compiled.key ?? ""))
           ),
-          Effect.fail(fail(500, Errors.detail(cause, this.config.returnErrors, redact)))
+          Effect.fail(
+            new ProtocolError.InternalError({ detail: Errors.detail(cause, this.config.returnErrors, redact) })
+          )
         )
       })
   }
@@ -230,7 +232,7 @@ export class Sessions {
     info: Environment.SessionInfo<unknown>,
     redact: Errors.Redact,
     client: string
-  ): Effect.Effect<void, HttpFailure, unknown> {
+  ): Effect.Effect<void, ProtocolError.SessionExists | ProtocolError.TooManySessions, unknown> {
     return Effect.gen(this, function*() {
       const now = yield* Clock.currentTimeMillis
       // Checked again here, with nothing asynchronous before the record is registered: two /create
@@ -262,7 +264,9 @@ export class Sessions {
       }
       if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
       record.status = "failed"
-      const failure = fail(500, Errors.detail(exit.cause, this.config.returnErrors, record.redact))
+      const failure = new ProtocolError.InternalError({
+        detail: Errors.detail(exit.cause, this.config.returnErrors, record.redact)
+      })
       return Deferred.fail(record.ready, failure).pipe(
         Effect.zipRight(
           Effect.logWarning("setup failed", Errors.message(exit.cause, record.redact)).pipe(
@@ -273,7 +277,7 @@ export class Sessions {
     })
   }
 
-  private touch(sid: string): Effect.Effect<Record, HttpFailure> {
+  private touch(sid: string): Effect.Effect<Record, Unknown> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const record = this.records.get(sid)
       if (record === undefined) return Effect.fail(this.unknown(sid))
@@ -283,12 +287,12 @@ export class Sessions {
   }
 
   /** `/ping`: the session exists; its idle clock restarts. */
-  ping(sid: string): Effect.Effect<void, HttpFailure> {
+  ping(sid: string): Effect.Effect<void, Unknown> {
     return Effect.asVoid(this.touch(sid))
   }
 
   /** A session that exists and whose setup has not failed, ready or not (`/task_tools`). */
-  existing(sid: string): Effect.Effect<Record, HttpFailure> {
+  existing(sid: string): Effect.Effect<Record, Unknown | SetupError> {
     return Effect.flatMap(
       this.touch(sid),
       (record) =>
@@ -299,7 +303,7 @@ export class Sessions {
   }
 
   /** A session whose setup has finished; waits for it (bounded), as `/call`, `/prompt`, `/messages` do. */
-  ready(sid: string): Effect.Effect<Record, HttpFailure> {
+  ready(sid: string): Effect.Effect<Record, Unknown | SetupError | ProtocolError.SessionStarting> {
     return Effect.flatMap(this.touch(sid), (record) => {
       if (record.status === "ready") return Effect.succeed(record)
       return Deferred.await(record.ready).pipe(
@@ -310,7 +314,7 @@ export class Sessions {
   }
 
   /** The session's task tools, computed once. */
-  taskTools(record: Record): Effect.Effect<ReadonlyArray<AnyTool>, HttpFailure, unknown> {
+  taskTools(record: Record): Effect.Effect<ReadonlyArray<AnyTool>, ProtocolError.InternalError, unknown> {
     if (record.taskTools !== undefined) return Effect.succeed(record.taskTools)
     const compute = record.compiled.env.taskTools
     if (compute === undefined) return Effect.succeed(record.taskTools = [])
@@ -322,7 +326,7 @@ export class Sessions {
   }
 
   /** The `/prompt` body, computed once per session. */
-  prompt(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpFailure, unknown> {
+  prompt(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, ProtocolError.InternalError, unknown> {
     if (record.promptResponse !== undefined) return Effect.succeed(record.promptResponse)
     const env = record.compiled.env
     const session = record.session!
@@ -338,7 +342,7 @@ export class Sessions {
   }
 
   /** The `/messages` body, computed once per session. */
-  messages(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpFailure, unknown> {
+  messages(record: Record): Effect.Effect<HttpServerResponse.HttpServerResponse, ProtocolError.InternalError, unknown> {
     if (record.messagesResponse !== undefined) return Effect.succeed(record.messagesResponse)
     const env = record.compiled.env
     const session = record.session!
@@ -416,8 +420,3 @@ export const layer = (config: Config): Layer.Layer<SessionStore> =>
     SessionStore,
     Effect.acquireRelease(Effect.sync(() => new Sessions(config)), (sessions) => sessions.deleteAll())
   )
-
-/**
- * @internal
- */
-export { HttpFailure }

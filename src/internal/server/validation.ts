@@ -34,6 +34,10 @@ const isInt = (ast: AST.AST): boolean =>
 const isNullish = (ast: AST.AST): boolean =>
   (AST.isLiteral(ast) && ast.literal === null) || AST.isUndefinedKeyword(ast) || AST.isVoidKeyword(ast)
 
+/** A struct, as the Schema declares one (its decoding may fill in defaults). */
+const isModel = (ast: AST.AST): boolean =>
+  AST.isTypeLiteral(ast) || (AST.isTransformation(ast) && AST.isTypeLiteral(ast.to))
+
 const unwrap = (ast: AST.AST): AST.AST => {
   if (AST.isRefinement(ast)) return unwrap(ast.from)
   if (AST.isTransformation(ast)) return unwrap(ast.to)
@@ -168,7 +172,15 @@ const walk = (
           input: issue.actual
         })
       } else {
-        out.push({ type: "value_error", loc, msg: `Value error, ${issueMessage(issue.issue)}`, input: issue.actual })
+        out.push({
+          type: "value_error",
+          loc,
+          msg: `Value error, ${issueMessage(issue.issue)}`,
+          input: issue.actual,
+          // A refinement of a whole struct is a pydantic model validator, whose error carries the
+          // exception raised (written as `{}` in JSON).
+          ...(isModel(issue.ast.from) ? { ctx: { error: {} } } : {})
+        })
       }
       return
     case "Transformation":
