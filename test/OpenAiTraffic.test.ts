@@ -387,6 +387,16 @@ describe("tool calls", () => {
     assert.deepStrictEqual((r.detail?.["openai"] as any)?.prompt_filter_results, filters)
   })
 
+  it("OpenRouter: generated images streamed one a delta are all kept, as in the answer sent whole", () => {
+    const image = (n: number) => ({ type: "image_url", image_url: { url: `data:image/png;base64,iVBORw0KGgo${n}` } })
+    const r = right(stream(OpenRouterFormat, [
+      chunk({}, { delta: { role: "assistant", content: "Here they are.", images: [image(1)] } }),
+      chunk({}, { delta: { images: [image(2)] } }),
+      chunk({}, { delta: {}, finish_reason: "stop" })
+    ]))
+    assert.deepStrictEqual(r.message.detail, { openrouter: { images: [image(1), image(2)] } })
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

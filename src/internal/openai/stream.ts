@@ -5,8 +5,9 @@
  *
  * Per choice (keyed by `index`): `content`, `refusal`, `reasoning_content` and `reasoning` fragments
  * are concatenated; `content` sent as a list of parts (Mistral's `thinking` and `text` parts) is
- * kept as parts, a part continuing the one before it when they are of one type; `annotations` are
- * appended; OpenRouter `reasoning_details` fragments are merged by `index` and `type`. Tool calls
+ * kept as parts, a part continuing the one before it when they are of one type; `annotations` (and
+ * OpenRouter's generated `images`) are appended; OpenRouter `reasoning_details` fragments are merged
+ * by `index` and `type`. Tool calls
  * are keyed by their own `index`, the first fragment carrying `id`, `type` and `function.name`, later
  * ones pieces of `function.arguments`; a fragment without `index` (Mistral sends each call whole in
  * one) is the call with its `id`, or a new one, or, with no id either (or an empty one, as Gemini's
@@ -59,6 +60,8 @@ const Delta = Schema.Struct({
   reasoning_details: R.optional(Schema.Array(Part)),
   tool_calls: R.optional(Schema.Array(ToolCallDelta)),
   annotations: R.optional(Schema.Array(Schema.Unknown)),
+  /** OpenRouter: the images an image-generation model made, each on the delta that brings it. */
+  images: R.optional(Schema.Array(Schema.Unknown)),
   function_call: Schema.optionalWith(Schema.Unknown, { exact: true }),
   audio: Schema.optionalWith(Schema.Unknown, { exact: true })
 })
@@ -103,6 +106,7 @@ interface ChoiceState {
   readonly byIndex: Map<number, ToolCallState>
   readonly byId: Map<string, ToolCallState>
   readonly annotations: Array<unknown>
+  readonly images: Array<unknown>
   function_call: unknown
   audio: unknown
   /** The delta's other keys, by their last value. */
@@ -135,6 +139,7 @@ const deltaKeys: ReadonlySet<string> = new Set([
   "reasoning_details",
   "tool_calls",
   "annotations",
+  "images",
   "function_call",
   "audio",
   "role",
@@ -206,7 +211,7 @@ const holdsContent = (delta: typeof Delta.Type): boolean =>
   (typeof delta.content === "string" ? delta.content !== "" : (delta.content?.length ?? 0) > 0) ||
   (delta.refusal ?? "") !== "" || (delta.reasoning_content ?? "") !== "" || (delta.reasoning ?? "") !== "" ||
   (delta.reasoning_details?.length ?? 0) > 0 || (delta.tool_calls?.length ?? 0) > 0 ||
-  (delta.annotations?.length ?? 0) > 0 ||
+  (delta.annotations?.length ?? 0) > 0 || (delta.images?.length ?? 0) > 0 ||
   (delta.function_call !== undefined && delta.function_call !== null) ||
   (delta.audio !== undefined && delta.audio !== null)
 
@@ -222,6 +227,7 @@ const newChoice = (index: number): ChoiceState => ({
   byIndex: new Map(),
   byId: new Map(),
   annotations: [],
+  images: [],
   function_call: undefined,
   audio: undefined,
   extra: new Map(),
@@ -281,6 +287,7 @@ const readDelta = (choice: ChoiceState, delta: typeof Delta.Type, raw: Json): vo
   choice.reasoning = append(choice.reasoning, delta.reasoning)
   for (const piece of delta.reasoning_details ?? []) mergeDetail(choice.reasoning_details, piece)
   for (const annotation of delta.annotations ?? []) choice.annotations.push(annotation)
+  for (const image of delta.images ?? []) choice.images.push(image)
   if (delta.function_call !== undefined && delta.function_call !== null) choice.function_call = delta.function_call
   if (delta.audio !== undefined && delta.audio !== null) choice.audio = delta.audio
   const rawCalls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] as ReadonlyArray<unknown> : []
@@ -381,6 +388,7 @@ const messageOf = (choice: ChoiceState): Json => {
   if (choice.function_call !== undefined) message["function_call"] = choice.function_call
   if (choice.audio !== undefined) message["audio"] = choice.audio
   if (choice.annotations.length > 0) message["annotations"] = choice.annotations
+  if (choice.images.length > 0) message["images"] = choice.images
   for (const [key, value] of choice.extra) message[key] = value
   return message
 }
