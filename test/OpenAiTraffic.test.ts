@@ -397,6 +397,19 @@ describe("tool calls", () => {
     assert.deepStrictEqual(r.message.detail, { openrouter: { images: [image(1), image(2)] } })
   })
 
+  it("Groq: x_groq's seed (first chunk) and usage (last chunk) are both kept", () => {
+    const r = right(stream(OpenAiFormat, [
+      chunk({ x_groq: { id: "req_1", seed: 42 } }, { delta: { role: "assistant", content: "Hi" } }),
+      chunk({}, { delta: {}, finish_reason: "stop" }),
+      { ...chunk({ x_groq: { id: "req_1", usage: { queue_time: 0.04 } } }), choices: [] }
+    ]))
+    assert.deepStrictEqual((r.detail?.["openai"] as any)?.x_groq, {
+      id: "req_1",
+      seed: 42,
+      usage: { queue_time: 0.04 }
+    })
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

@@ -341,14 +341,15 @@ export const check = (
 /**
  * A stream's chunks, read plainly for what the answer keeps beside the turn: each key of a chunk
  * (other than what the turn is made of, and OpenAI's per-chunk `obfuscation` padding) by its last
- * value that holds something, the usage record included.
+ * value that holds something (objects by every key sent), the usage record included.
  */
 const streamRest = (events: ReadonlyArray<unknown>): Json => {
   const out: Json = {}
   for (const event of events) {
     if (!isRecord(event)) continue
     for (const [key, value] of Object.entries(restOf(event, [...envelopeKeys, "obfuscation", "object"]) ?? {})) {
-      out[key] = value
+      // an object sent again adds its keys to what came before (Groq's x_groq: seed, then usage)
+      out[key] = isRecord(out[key]) && isRecord(value) ? { ...out[key], ...value } : value
     }
   }
   return out

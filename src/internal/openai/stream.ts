@@ -13,7 +13,7 @@
  * one) is the call with its `id`, or a new one, or, with no id either (or an empty one, as Gemini's
  * OpenAI-compatible endpoint sends), a new call when it names a function, else the last call. Any
  * other key of a delta or of a tool-call fragment (Gemini's `extra_content`, ...) keeps its last
- * value; `role`, `index` and `channel` (Groq's harmony channel of a fragment) describe the fragment
+ * value (an object merged over the one before it, key by key); `role`, `index` and `channel` (Groq's harmony channel of a fragment) describe the fragment
  * only.
  *
  * `finish_reason` arrives on the last chunk of a choice that holds content. After it a provider may
@@ -24,8 +24,10 @@
  * (OpenRouter's error mid-stream, OpenAI's `{error}` event) is the provider's error.
  *
  * The completion's other keys (`system_fingerprint`, `service_tier`, Perplexity's `citations`, ...)
- * keep their last value; OpenAI's `obfuscation` padding differs per chunk and is not kept. A
- * choice's other keys keep their last value too, `logprobs` lists appended.
+ * keep their last value, an object merged over the one before it key by key (Groq's `x_groq`: the
+ * `seed` of the first chunk, the `usage` of the last); OpenAI's `obfuscation` padding differs per
+ * chunk and is not kept. A choice's other keys keep their last value too, `logprobs` lists
+ * appended.
  *
  * @internal
  */
@@ -154,11 +156,18 @@ const append = (a: string | undefined, b: string | null | undefined): string | u
 /** The keys of a tool-call fragment read above (`index` only places it). */
 const callKeys: ReadonlySet<string> = new Set(["index", "id", "type", "function", "extra_content"])
 
+/**
+ * Keep the keys of `record` outside `known` by their last value; an object merges over the object
+ * kept before it, key by key (Groq's `x_groq` brings the `seed` on the first chunk and the `usage`
+ * on the last).
+ */
 const keepLast = (into: Map<string, unknown>, record: Json, known: ReadonlySet<string>): void => {
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue
     const value = record[key]
-    if (value !== undefined && value !== null) into.set(key, value)
+    if (value === undefined || value === null) continue
+    const before = into.get(key)
+    into.set(key, R.isRecord(before) && R.isRecord(value) ? { ...before, ...value } : value)
   }
 }
 
