@@ -410,6 +410,20 @@ describe("tool calls", () => {
     })
   })
 
+  it("an empty refusal is no refusal, whole and streamed", () => {
+    const whole = right(OpenAiFormat.decodeResponse({
+      id: "c-3",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Hi", refusal: "" } }]
+    }))
+    const streamed = right(stream(OpenAiFormat, [
+      chunk({ id: "c-3" }, { delta: { role: "assistant", content: "Hi", refusal: "" } }),
+      chunk({ id: "c-3" }, { delta: {}, finish_reason: "stop" })
+    ]))
+    for (const r of [whole, streamed]) {
+      assert.deepStrictEqual([r.stopReason, r.refusal, r.message.blocks], ["stop", undefined, [Block.text("Hi")]])
+    }
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

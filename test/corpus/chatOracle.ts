@@ -33,6 +33,7 @@ export interface Expected {
   readonly answerKeys: Json
   readonly extraContent?: unknown
   readonly finish: string | undefined
+  readonly refused: boolean
   readonly promptTokens: number | undefined
 }
 
@@ -122,6 +123,7 @@ const fromWhole = (body: Json): Expected | ExpectedError => {
     answerKeys,
     ...(message["extra_content"] === undefined ? {} : { extraContent: message["extra_content"] }),
     finish: choice["finish_reason"] ?? undefined,
+    refused: typeof message["refusal"] === "string" && message["refusal"] !== "",
     promptTokens: body["usage"]?.prompt_tokens
   }
 }
@@ -138,6 +140,7 @@ const fromStream = (events: ReadonlyArray<unknown>): Expected | ExpectedError =>
   const annotations: Array<unknown> = []
   const answerKeys: Json = {}
   let finish: string | undefined
+  let refused = false
   let promptTokens: number | undefined
   for (const [i, event] of events.entries()) {
     const e = event as Json
@@ -156,6 +159,7 @@ const fromStream = (events: ReadonlyArray<unknown>): Expected | ExpectedError =>
         }
       }
       if (typeof d["refusal"] === "string") text += d["refusal"]
+      if (typeof d["refusal"] === "string" && d["refusal"] !== "") refused = true
       if (typeof d["reasoning_content"] === "string") reasoningContent += d["reasoning_content"]
       if (typeof d["reasoning"] === "string") reasoningField += d["reasoning"]
       for (const r of d["reasoning_details"] ?? []) {
@@ -202,6 +206,7 @@ const fromStream = (events: ReadonlyArray<unknown>): Expected | ExpectedError =>
     annotations,
     answerKeys,
     finish,
+    refused,
     promptTokens
   }
 }
@@ -261,7 +266,8 @@ export const check = (
   for (const [key, value] of Object.entries(want.answerKeys)) assert.deepStrictEqual(kept[key], value, key)
   assert.deepStrictEqual(kept["extra_content"], want.extraContent, "extra_content of the message")
   assert.strictEqual(r.providerStopReason, want.finish, "finish_reason")
-  const stop = r.refusal !== undefined
+  assert.strictEqual(r.refusal !== undefined, want.refused, "refusal")
+  const stop = want.refused
     ? "refusal"
     : want.finish === "tool_calls" || want.finish === "stop" && calls.length > 0
     ? "tool_calls"
@@ -269,7 +275,9 @@ export const check = (
     ? "stop"
     : want.finish === "length"
     ? "max_tokens"
-    : r.stopReason
+    : want.finish === "content_filter"
+    ? "content_filter"
+    : "other"
   assert.strictEqual(r.stopReason, stop, "stop reason")
   assert.strictEqual(r.usage.inputTokens, want.promptTokens, "usage")
   // sent back to the same API, the turn is what came: every call with its id, name, arguments and

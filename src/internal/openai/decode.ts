@@ -334,7 +334,8 @@ const decodeAssistant = (
     if (Either.isLeft(content)) return Either.left(content.left)
     for (let k = 0; k < content.right.length; k++) blocks.push(content.right[k]!)
   }
-  if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
+  // an empty refusal (`""`, which some servers send for none) is no refusal
+  if (typeof message.refusal === "string" && message.refusal !== "") blocks.push(Block.text(message.refusal))
   const calls = message.tool_calls ?? []
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k]!

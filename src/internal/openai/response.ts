@@ -292,7 +292,8 @@ export const decodeResponse = (
     if (Either.isLeft(decodedMessage)) return Either.left(decodedMessage.left)
     const message = decodedMessage.right
     const raw = choice.message as { readonly refusal?: unknown }
-    const refusal = typeof raw.refusal === "string" ? raw.refusal : undefined
+    // an empty refusal (`""`, which some servers send for none) is no refusal
+    const refusal = typeof raw.refusal === "string" && raw.refusal !== "" ? raw.refusal : undefined
     const finish = choice.finish_reason ?? undefined
     const normalised = refusal !== undefined
       ? "refusal"

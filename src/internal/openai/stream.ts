@@ -152,7 +152,6 @@ const deltaKeys: ReadonlySet<string> = new Set([
 const append = (a: string | undefined, b: string | null | undefined): string | undefined =>
   b === null || b === undefined ? a : (a ?? "") + b
 
-/** Keep the last non-null value of each key of `record` outside `known`. */
 /** The keys of a tool-call fragment read above (`index` only places it). */
 const callKeys: ReadonlySet<string> = new Set(["index", "id", "type", "function", "extra_content"])
 
