@@ -424,6 +424,16 @@ describe("tool calls", () => {
     }
   })
 
+  it("a server that leaves out the choice's index: the choice at its place", () => {
+    const events = [
+      chunk({ id: "c-4" }, { delta: { role: "assistant", content: "Hel" } }),
+      chunk({ id: "c-4" }, { delta: { content: "lo" }, finish_reason: "stop" })
+    ]
+    const without = events.map((e) => ({ ...e, choices: (e.choices ?? []).map(({ index: _, ...c }) => c) }))
+    assert.deepStrictEqual(right(stream(OpenAiFormat, without)), right(stream(OpenAiFormat, events)))
+    assert.deepStrictEqual(right(stream(OpenAiFormat, without)).message.blocks, [Block.text("Hello")])
+  })
+
   it("a server that numbers every call 0: another id at a known index is another call", () => {
     const r = right(stream(OpenAiFormat, [
       chunk({}, {

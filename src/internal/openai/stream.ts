@@ -72,7 +72,8 @@ const Chunk = Schema.Struct({
   id: R.optional(Schema.String),
   model: R.optional(Schema.String),
   choices: R.optional(Schema.Array(Schema.Struct({
-    index: Schema.Number,
+    /** The choice's index; servers that leave it out send one choice a chunk, at its place. */
+    index: R.optional(Schema.Number),
     delta: R.optional(Delta),
     finish_reason: R.optional(Schema.String),
     error: Schema.optionalWith(Schema.Unknown, { exact: true })
@@ -348,10 +349,11 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
   keepLast(state.extra, raw, chunkKeys)
   const rawChoices = raw["choices"] as ReadonlyArray<Json> | undefined
   for (const [position, c] of (chunk.choices ?? []).entries()) {
-    let choice = state.choices.get(c.index)
+    const at = c.index ?? position
+    let choice = state.choices.get(at)
     if (choice === undefined) {
-      choice = newChoice(c.index)
-      state.choices.set(c.index, choice)
+      choice = newChoice(at)
+      state.choices.set(at, choice)
     }
     const delta = c.delta ?? undefined
     const finish = c.finish_reason ?? undefined
@@ -360,14 +362,14 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
         return new ConversionError.IncompleteStream({
           format: state.format,
           eventIndex: index,
-          reason: `choice ${c.index} goes on after its finish_reason`
+          reason: `choice ${at} goes on after its finish_reason`
         })
       }
       if (finish !== undefined && finish !== choice.finish_reason) {
         return new ConversionError.IncompleteStream({
           format: state.format,
           eventIndex: index,
-          reason: `choice ${c.index} finishes twice (${choice.finish_reason}, then ${finish})`
+          reason: `choice ${at} finishes twice (${choice.finish_reason}, then ${finish})`
         })
       }
     }
