@@ -15,6 +15,14 @@ export default defineConfig({
     // leaves a core idle whenever a file computes in-process. Two workers there took the suite from
     // 81-85 s to 53-71 s on an idle 2-vCPU machine. The files share no port, directory or state.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // The type-level tests (test/types/*.test-d.ts) run in the same `vitest run`: `tsc -p
+    // tsconfig.typetest.json` checks them, and an assertion that no longer holds (or a
+    // `@ts-expect-error` with no error under it) fails the run.
+    typecheck: {
+      enabled: true,
+      include: ["test/types/**/*.test-d.ts"],
+      tsconfig: "./tsconfig.typetest.json"
+    },
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

@@ -530,22 +530,33 @@ export const decode = (
  * @category codecs
  * @since 0.1.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
+export const codec: Codec.Codec<
+  Wire,
+  EncodeOptions,
+  DecodeOptions,
+  EncodeError,
+  DecodeError,
+  typeof Input.Encoded,
+  typeof name
+> = Codec.make({ name, input: Input, encode, decode })
 
 /**
  * A Schema from the Anthropic wire shape to a canonical conversation (default options), for Schema
  * pipelines such as `Schema.parseJson(AnthropicFormat.schema)`. Its encoded side is {@link Input}:
- * `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is not of that
- * shape fails with `Input`'s parse issue; conversion errors become parse issues carrying the tagged
- * error's message.
+ * `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire.
+ * Its encode writes exactly what {@link encode} writes; every failure carries the tagged error of
+ * {@link decode} or {@link encode} (its message the error's), which `schema.decodeError` /
+ * `schema.encodeError` give back.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(
-  codec,
-  Input
-)
+export const schema: Codec.Transformation<
+  Conversation.Conversation,
+  typeof Input.Encoded,
+  DecodeError,
+  EncodeError
+> = Codec.toSchema(codec)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -565,6 +576,40 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encod
 export interface ResponseOptions extends responseDecoder.ResponseOptions {}
 
 /**
+ * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly
+ * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const responseErrors = ["MalformedInput", "MisplacedBlock", "UnsupportedContent"] as const
+
+/**
+ * What {@link decodeResponse} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
+
+/**
+ * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
+ * StreamError} is exactly these.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const streamErrors = [...responseErrors, "InvalidToolArguments", "IncompleteStream"] as const
+
+/**
+ * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
+
+/**
  * Read an Anthropic `Message`, as `messages.create` returns it, into a
  * {@link ModelResponse.ModelResponse}: the assistant turn (its content read as {@link decode}
  * reads an assistant message; a text block's `citations` kept in that block's `detail`), the stop
@@ -579,8 +624,9 @@ export interface ResponseOptions extends responseDecoder.ResponseOptions {}
 export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
-): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  responseDecoder.decodeResponse(input, options)
+): Either.Either<ModelResponse.ModelResponse, ResponseError> =>
+  // the internal decoder is typed with the wide union; the test holds it to `responseErrors`
+  responseDecoder.decodeResponse(input, options) as Either.Either<ModelResponse.ModelResponse, ResponseError>
 
 /**
  * Fold a stream of `MessageStreamEvent`s (what `messages.create({ stream: true })` yields; from the
@@ -594,5 +640,5 @@ export const decodeResponse = (
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  streamDecoder.decodeStream(events, options)
+): Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R> =>
+  streamDecoder.decodeStream(events, options) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>

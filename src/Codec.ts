@@ -1,26 +1,126 @@
 /**
- * The shape every provider format module shares, and the adapter that turns a pair of pure
- * conversion functions into an Effect Schema.
+ * Codecs and the pipelines made of them: the shape every format module shares (`XFormat.codec`,
+ * `Conversation.codec`, `Prompt.encoder`), and the two ways to put two of them together, as pure
+ * functions ({@link compose}) and as one Effect Schema ({@link toTransformation}).
  *
- * Laws (checked by property tests for every format):
- * 1. `encode(c)` succeeds, or fails with an {@link ConversionError.EncodeError} that points at an
- *    existing message (and block) of `c`.
+ * A {@link Decoder} reads untrusted input into a canonical conversation, an {@link Encoder} writes a
+ * conversation in its format, and a {@link Codec} does both. Decoding is partial and never throws;
+ * encoding is partial too (a format cannot hold every block), and both fail with tagged errors, each
+ * format with its own closed union (`XFormat.DecodeError`, `XFormat.EncodeError`). A pipeline keeps
+ * those unions: its error is exactly the source's decode errors and the target's encode errors, so
+ * `Match.tagsExhaustive` over it names those tags and no others.
+ *
+ * Laws (checked by property tests for every format, test/utils/codecLaws.ts):
+ * 1. `encode(c)` succeeds, or fails with one of the format's encode errors, pointing at an existing
+ *    message (and block) of `c`.
  * 2. When `encode(c)` succeeds, `decode(encode(c))` succeeds and equals `c` up to the losses the
- *    format documents (see docs/formats.md).
+ *    format documents (see docs/formats.md); what `encode` writes is the format's `input`.
+ * 3. `decode` never throws: it answers a conversation or one of the format's decode errors.
+ * 4. The Schema forms ({@link toSchema}, {@link toTransformation}) answer as the functions do: the
+ *    same value, or a failure that carries the same tagged error ({@link errorOf}).
+ *
+ * @example
+ * ```ts
+ * import { AnthropicFormat, Codec, OpenAiFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as Match from "effect/Match"
+ *
+ * // decode as OpenAI Chat Completions, encode as Anthropic Messages
+ * const toAnthropic = Codec.compose(OpenAiFormat.codec, AnthropicFormat.codec, {
+ *   encode: { unsignedReasoning: "text" }
+ * })
+ *
+ * const result = toAnthropic.convert([
+ *   { role: "system", content: "Be terse." },
+ *   { role: "user", content: "Hi" },
+ *   { role: "system", content: "Answer in French." }
+ * ])
+ *
+ * const explain = Match.type<Codec.Pipeline.Error<typeof toAnthropic>>().pipe(
+ *   Match.tagsExhaustive({
+ *     // OpenAiFormat.DecodeError
+ *     MalformedInput: (e) => `not an OpenAI transcript: ${e.message}`,
+ *     InvalidToolArguments: (e) => `bad tool arguments: ${e.raw}`,
+ *     UnsupportedContent: (e) => `no canonical form: ${e.contentType}`,
+ *     // AnthropicFormat.EncodeError
+ *     MisplacedBlock: (e) => `misplaced ${e.blockType}`,
+ *     UnsupportedBlock: (e) => `anthropic cannot hold ${e.blockType}`,
+ *     UnsupportedMessage: (e) => `anthropic cannot hold message ${e.messageIndex}`
+ *   })
+ * )
+ * console.log(Either.match(result, { onLeft: explain, onRight: (wire) => JSON.stringify(wire) }))
+ * ```
+ *
+ * ```text output
+ * anthropic cannot hold message 2
+ * ```
  *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as Conversation from "./Conversation.js"
-import type * as ConversionError from "./ConversionError.js"
+import * as ConversionError from "./ConversionError.js"
+import * as Guard from "./internal/guard.js"
 import * as Plain from "./internal/plain.js"
-import type * as Provider from "./Provider.js"
+
+// -----------------------------------------------------------------------------
+// models
+// -----------------------------------------------------------------------------
 
 /**
- * A provider format: pure, total functions both ways, returning `Either`.
+ * Reads a transcript in one format (untrusted input) into a canonical conversation. Never throws.
+ *
+ * `input` is everything `decode` reads, as a Schema that only validates (`XFormat.Input`): the
+ * encoded side of the Schema forms, and what `JSONSchema.make` of them describes.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Decoder<
+  Input,
+  DecodeOptions = {},
+  DecodeError extends ConversionError.ConversionError = ConversionError.DecodeError,
+  Name extends string = string
+> {
+  /** The format's name, as `Format` knows it. */
+  readonly name: Name
+  /** Everything `decode` reads, as a Schema that only validates. */
+  readonly input: Schema.Schema<any, Input>
+  /** A transcript (untrusted input) to canonical messages. Never throws. */
+  readonly decode: (
+    input: unknown,
+    options?: DecodeOptions
+  ) => Either.Either<Conversation.Conversation, DecodeError>
+}
+
+/**
+ * Writes a canonical conversation in one format.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Encoder<
+  Wire,
+  EncodeOptions = {},
+  EncodeError extends ConversionError.ConversionError = ConversionError.EncodeError,
+  Name extends string = string
+> {
+  /** The format's name, as `Format` knows it. */
+  readonly name: Name
+  /** Canonical messages to the format's shape. */
+  readonly encode: (
+    conversation: Conversation.Conversation,
+    options?: EncodeOptions
+  ) => Either.Either<Wire, EncodeError>
+}
+
+/**
+ * A format both ways: pure functions returning `Either`, and the Schema of what it reads. `Wire` is
+ * what `encode` writes, `Input` what `decode` reads (`Wire` is one of them).
  *
  * @category models
  * @since 0.1.0
@@ -29,91 +129,529 @@ export interface Codec<
   Wire,
   EncodeOptions = {},
   DecodeOptions = {},
-  EncodeError extends ConversionError.EncodeError = ConversionError.EncodeError,
-  DecodeError extends ConversionError.DecodeError = ConversionError.DecodeError
-> {
-  /** The format this codec speaks. */
-  readonly name: Provider.Format
-  /** Canonical messages to the provider's request shape. */
-  readonly encode: (
-    conversation: Conversation.Conversation,
-    options?: EncodeOptions
-  ) => Either.Either<Wire, EncodeError>
-  /** A provider transcript (untrusted JSON) to canonical messages. Never throws. */
-  readonly decode: (
-    input: unknown,
-    options?: DecodeOptions
-  ) => Either.Either<Conversation.Conversation, DecodeError>
-}
+  EncodeError extends ConversionError.ConversionError = ConversionError.EncodeError,
+  DecodeError extends ConversionError.ConversionError = ConversionError.DecodeError,
+  Input = Wire,
+  Name extends string = string
+> extends Encoder<Wire, EncodeOptions, EncodeError, Name>, Decoder<Input, DecodeOptions, DecodeError, Name> {}
 
 /**
- * Any codec, whatever its options.
+ * Any codec, whatever its options: for code that picks one by name at run time (a CLI flag, a
+ * record's shape), where the options are checked at run time too.
  *
  * @category models
  * @since 0.1.0
  */
-export type Any = Codec<unknown, any, any>
+export type Any = Codec<any, any, any, ConversionError.ConversionError, ConversionError.ConversionError, any>
 
 /**
- * An Effect Schema whose `Type` is a canonical conversation and whose `Encoded` side is the
- * provider's wire shape as the format reads it, `input` (its `XFormat.Input`), so a format composes
- * in Schema pipelines (`Schema.parseJson`, HTTP bodies, ...) and `Schema.encodedSchema` and
- * `JSONSchema.make` describe the wire.
+ * Any decoder, whatever its options (see {@link Any}).
  *
- * `input` only validates. Decoding runs its Schema decode first, then `codec.decode` on the value as
- * it came in (so a key the format reports, such as an unknown request-body key, is never stripped
- * before `decode` sees it); encoding runs `codec.encode`, then the Schema encode of `input` on what
- * it wrote, which leaves every key in place and in order (except a key named `__proto__` inside
- * user data such as tool-call input: Effect's Schema encode rebuilds objects, and that key does not
- * survive it; `codec.encode` keeps it). So for input that is structurally wrong, the answer is
- * `input`'s parse issue; for input that is well formed but cannot be converted, and for any encoding
- * failure, the parse issue's message is the tagged error's message. Use the codec functions directly
- * when you need the tagged error itself, or for untrusted input: a Schema decode recurses once per
- * level of nesting and overflows the stack (a `RangeError`) on a JSON value nested about a thousand
- * levels deep where `input` walks one (tool-call input), where `decode` first rejects input nested
- * more than 512 levels as a `MalformedInput`.
+ * @category models
+ * @since 0.3.0
+ */
+export type AnyDecoder = Decoder<any, any, ConversionError.ConversionError>
+
+/**
+ * Any encoder, whatever its options (see {@link Any}).
  *
- * The compiler checks that what the codec writes (`Wire`) is what `input` accepts.
+ * @category models
+ * @since 0.3.0
+ */
+export type AnyEncoder = Encoder<any, any, ConversionError.ConversionError>
+
+/**
+ * What an encoder writes.
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type WireOf<C> = C extends Encoder<infer W, any, any, any> ? W : never
+
+/**
+ * What a decoder reads (the encoded side of its Schema forms).
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type InputOf<C> = C extends Decoder<infer I, any, any, any> ? I : never
+
+/**
+ * The errors an encoder fails with.
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type EncodeErrorOf<C> = C extends Encoder<any, any, infer E, any> ? E : never
+
+/**
+ * The errors a decoder fails with.
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type DecodeErrorOf<C> = C extends Decoder<any, any, infer E, any> ? E : never
+
+/**
+ * An encoder's options.
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type EncodeOptionsOf<C> = C extends Encoder<any, infer O, any, any> ? O : never
+
+/**
+ * A decoder's options.
+ *
+ * @category type-level
+ * @since 0.3.0
+ */
+export type DecodeOptionsOf<C> = C extends Decoder<any, infer O, any, any> ? O : never
+
+// -----------------------------------------------------------------------------
+// constructors
+// -----------------------------------------------------------------------------
+
+/**
+ * A codec from its parts, with every type read from them. The compiler checks that what `encode`
+ * writes is what `input` reads.
+ *
+ * @example
+ * ```ts
+ * import { Codec, Conversation, ConversionError, Message } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as Schema from "effect/Schema"
+ *
+ * // a house format: the canonical wire JSON under a "turns" key
+ * const House = Schema.Struct({ turns: Schema.Array(Schema.Unknown) })
+ * const house = Codec.make({
+ *   name: "house",
+ *   input: House,
+ *   encode: (conversation: Conversation.Conversation) => Either.right({ turns: Conversation.encode(conversation) }),
+ *   decode: (input: unknown) =>
+ *     Schema.is(House)(input)
+ *       ? Conversation.decode(input.turns)
+ *       : Either.left(new ConversionError.MalformedInput({ format: "canonical", path: [], reason: "expected {turns}" }))
+ * })
+ * console.log(JSON.stringify(Either.getOrThrow(house.encode([Message.user("Hi")]))))
+ * ```
+ *
+ * ```text output
+ * {"turns":[{"role":"user","blocks":[{"text":"Hi","detail":null,"type":"text"}],"detail":null}]}
+ * ```
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const make = <
+  const Name extends string,
+  Input,
+  Wire extends Input,
+  EncodeOptions,
+  DecodeOptions,
+  EncodeError extends ConversionError.ConversionError,
+  DecodeError extends ConversionError.ConversionError
+>(codec: {
+  readonly name: Name
+  readonly input: Schema.Schema<any, Input>
+  readonly encode: (
+    conversation: Conversation.Conversation,
+    options?: EncodeOptions
+  ) => Either.Either<Wire, EncodeError>
+  readonly decode: (
+    input: unknown,
+    options?: DecodeOptions
+  ) => Either.Either<Conversation.Conversation, DecodeError>
+}): Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError, Input, Name> => ({
+  name: codec.name,
+  input: codec.input,
+  encode: codec.encode,
+  decode: codec.decode
+})
+
+// -----------------------------------------------------------------------------
+// pipelines
+// -----------------------------------------------------------------------------
+
+/**
+ * Two formats put together: decode with one, encode with the other, the options of both bound.
+ * `convert` runs both; `decode` and `encode` are the halves, for code that works on the
+ * conversation in between (a dataset's records, tool settings beside the messages).
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Pipeline<Wire, DecodeError, EncodeError> {
+  /** The source format's name. */
+  readonly from: string
+  /** The target format's name. */
+  readonly to: string
+  /** The source's `decode`, with its options. */
+  readonly decode: (input: unknown) => Either.Either<Conversation.Conversation, DecodeError>
+  /** The target's `encode`, with its options. */
+  readonly encode: (conversation: Conversation.Conversation) => Either.Either<Wire, EncodeError>
+  /** Read in the source format, write in the target's. Never throws. */
+  readonly convert: (input: unknown) => Either.Either<Wire, DecodeError | EncodeError>
+}
+
+/**
+ * @category models
+ * @since 0.3.0
+ */
+export declare namespace Pipeline {
+  /**
+   * Every error a pipeline's `convert` can fail with: the source's decode errors and the target's
+   * encode errors.
+   *
+   * @category type-level
+   * @since 0.3.0
+   */
+  export type Error<P> = P extends Pipeline<any, infer D, infer E> ? D | E : never
+
+  /**
+   * What a pipeline writes.
+   *
+   * @category type-level
+   * @since 0.3.0
+   */
+  export type Wire<P> = P extends Pipeline<infer W, any, any> ? W : never
+}
+
+/**
+ * The options of a pipeline: the source's decode options and the target's encode options.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface PipelineOptions<D, E> {
+  readonly decode?: DecodeOptionsOf<D> | undefined
+  readonly encode?: EncodeOptionsOf<E> | undefined
+}
+
+/**
+ * A pipeline: decode with `from`, encode with `to`, each with its options. Its error is exactly
+ * `from`'s decode errors and `to`'s encode errors.
+ *
+ * @example
+ * ```ts
+ * import { Codec, GoogleFormat, OpenAiFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ *
+ * const toGemini = Codec.compose(OpenAiFormat.codec, GoogleFormat.codec, { encode: { casing: "camel" } })
+ * console.log(JSON.stringify(Either.getOrThrow(toGemini.convert([{ role: "user", content: "Hi" }]))))
+ * ```
+ *
+ * ```text output
+ * {"systemInstruction":null,"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}
+ * ```
+ *
+ * @category combinators
+ * @since 0.3.0
+ */
+export const compose = <D extends AnyDecoder, E extends AnyEncoder>(
+  from: D,
+  to: E,
+  options?: PipelineOptions<D, E>
+): Pipeline<WireOf<E>, DecodeErrorOf<D>, EncodeErrorOf<E>> => {
+  const decodeOptions = options?.decode
+  const encodeOptions = options?.encode
+  const decode = (input: unknown) => from.decode(input, decodeOptions)
+  const encode = (conversation: Conversation.Conversation) => to.encode(conversation, encodeOptions)
+  return {
+    from: from.name,
+    to: to.name,
+    decode,
+    encode,
+    convert: (input) => {
+      const conversation = decode(input)
+      return Either.isLeft(conversation) ? conversation : encode(conversation.right)
+    }
+  } as Pipeline<WireOf<E>, DecodeErrorOf<D>, EncodeErrorOf<E>>
+}
+
+// -----------------------------------------------------------------------------
+// schemas
+// -----------------------------------------------------------------------------
+
+/**
+ * An Effect Schema made of codecs. Its decode and encode fail only with a `ParseError` whose issue
+ * carries the codec's tagged error (its message is the error's message); `decodeError` and
+ * `encodeError` give that error back, typed: exactly the errors of each direction.
+ *
+ * `decodeError` and `encodeError` are members of this schema only: `.annotations(...)` and the
+ * combinators (`Schema.parseJson`, ...) return a plain Schema. They read any `ParseError` that
+ * holds one of this library's errors, so call them on a larger schema's error too (the first one
+ * found is answered); a `ParseError` with none (a JSON syntax error from `Schema.parseJson`, a
+ * sibling field of a struct) is answered as it is.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Transformation<A, I, DecodeError, EncodeError> extends Schema.Schema<A, I> {
+  /** The tagged error a failed decode holds, or the `ParseError` itself when it holds none. */
+  readonly decodeError: (error: ParseResult.ParseError) => DecodeError | ParseResult.ParseError
+  /** The tagged error a failed encode holds, or the `ParseError` itself when it holds none. */
+  readonly encodeError: (error: ParseResult.ParseError) => EncodeError | ParseResult.ParseError
+}
+
+/**
+ * The annotation key under which a failed codec schema's issue holds the tagged error (on the
+ * issue's `ast`): what {@link errorOf} reads.
+ *
+ * @category annotations
+ * @since 0.3.0
+ */
+export const ErrorAnnotationId: unique symbol = Symbol.for("openreward-effect/Codec/Error")
+
+const withError = (ast: AST.AST, error: ConversionError.ConversionError): AST.AST =>
+  AST.annotations(ast, { [ErrorAnnotationId]: error })
+
+/** A decode failure carrying `error`: a `Type` issue at `ast`, its message the error's. */
+const decodeIssue = (ast: AST.AST, actual: unknown, error: ConversionError.ConversionError): ParseResult.ParseIssue =>
+  new ParseResult.Type(withError(ast, error), actual, error.message)
+
+/** An encode failure carrying `error`: a `Forbidden` issue at `ast`, its message the error's. */
+const encodeIssue = (ast: AST.AST, actual: unknown, error: ConversionError.ConversionError): ParseResult.ParseIssue =>
+  new ParseResult.Forbidden(withError(ast, error), actual, error.message)
+
+const findError = (issue: ParseResult.ParseIssue): ConversionError.ConversionError | undefined => {
+  switch (issue._tag) {
+    case "Type":
+    case "Forbidden": {
+      const found = issue.ast.annotations[ErrorAnnotationId]
+      return ConversionError.isConversionError(found) ? found : undefined
+    }
+    case "Pointer":
+    case "Refinement":
+    case "Transformation":
+      return findError(issue.issue)
+    case "Composite": {
+      const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues)
+        ? issue.issues
+        : [issue.issues as ParseResult.ParseIssue]
+      for (const inner of issues) {
+        const found = findError(inner)
+        if (found !== undefined) return found
+      }
+      return undefined
+    }
+    case "Missing":
+    case "Unexpected":
+      return undefined
+  }
+}
+
+/**
+ * The tagged error a `ParseError` (or a parse issue) from one of this library's codec schemas
+ * holds: `XFormat.schema`, {@link toSchema}, {@link toTransformation}, and any Schema built on them
+ * (`Schema.parseJson(...)`, a struct with one as a field). `None` when it holds none, such as a JSON
+ * syntax error. Use a {@link Transformation}'s `decodeError` / `encodeError` for the typed error.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicFormat, Codec } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ * import * as Option from "effect/Option"
+ * import * as Schema from "effect/Schema"
+ *
+ * const read = Schema.decodeUnknownEither(Schema.parseJson(AnthropicFormat.schema))
+ * const result = read(`{"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]}`)
+ * if (Either.isLeft(result)) {
+ *   const error = Option.getOrThrow(Codec.errorOf(result.left))
+ *   console.log(error._tag, JSON.stringify(error.path))
+ * }
+ * ```
+ *
+ * ```text output
+ * MisplacedBlock ["messages",0,"content",0]
+ * ```
+ *
+ * @category getters
+ * @since 0.3.0
+ */
+export const errorOf = (
+  error: ParseResult.ParseError | ParseResult.ParseIssue
+): Option.Option<ConversionError.ConversionError> =>
+  Option.fromNullable(findError(error._tag === "ParseError" ? error.issue : error))
+
+const recover = <E>(error: ParseResult.ParseError): E | ParseResult.ParseError =>
+  (findError(error.issue) as E | undefined) ?? error
+
+/** A guard for "`schema` decodes `u`": the compiled guard, then the Schema for what it leaves (never throws). */
+const decodes = (schema: Schema.Schema<any, any>): (u: unknown) => boolean => {
+  let guard: Guard.Guard | undefined
+  let slow: ((u: unknown) => boolean) | undefined
+  return (u) => {
+    guard ??= (() => {
+      try {
+        return Guard.compile(schema, { onExcessProperty: "ignore" })
+      } catch {
+        return () => false
+      }
+    })()
+    if (guard(u)) return true
+    slow ??= (() => {
+      const decode = ParseResult.decodeUnknownEither(schema)
+      return (u: unknown) => Either.isRight(decode(u))
+    })()
+    try {
+      return Plain.withinDepth(u, 0) && slow(u)
+    } catch {
+      return false
+    }
+  }
+}
+
+/**
+ * The encoded side of a codec's Schema forms: `codec.input`, answered with `codec.decode`'s tagged
+ * error when it does not hold (so that every failure carries one). Encoding passes on what the
+ * encoder wrote, as it is: no key is moved or dropped.
+ */
+const inputSide = (codec: AnyDecoder): Schema.Schema<any, any> => {
+  const holds = decodes(codec.input)
+  return Schema.declare([], {
+    decode: () => (u, _, ast) => {
+      if (holds(u)) return ParseResult.succeed(u)
+      const decoded = codec.decode(u)
+      // `decode` fails on whatever `input` refuses (law 4); `input`'s own issue is the fallback
+      return Either.isLeft(decoded)
+        ? ParseResult.fail(decodeIssue(ast, u, decoded.left))
+        : ParseResult.decodeUnknown(codec.input)(u)
+    },
+    encode: () => (u) => ParseResult.succeed(u)
+  }, {
+    title: `${codec.name} input`,
+    [AST.SurrogateAnnotationId]: codec.input.ast,
+    // what the encoder wrote goes out as it is
+    parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" }
+  })
+}
+
+/**
+ * The type side of a pipeline's Schema: what the target reads (its `input`, which holds what it
+ * writes). A value it does not hold (given to `Schema.encode`) fails with `codec.decode`'s tagged
+ * error, as the encoded side does, so that every failure carries one.
+ */
+const wireSide = (codec: AnyDecoder): Schema.Schema<any, any> => {
+  const holds = decodes(codec.input)
+  const check = (u: unknown, ast: AST.AST): Either.Either<unknown, ParseResult.ParseIssue> => {
+    if (holds(u)) return ParseResult.succeed(u)
+    const decoded = codec.decode(u)
+    return ParseResult.fail(
+      Either.isLeft(decoded) ? decodeIssue(ast, u, decoded.left) : new ParseResult.Type(ast, u)
+    )
+  }
+  return Schema.declare([], {
+    decode: () => (u, _, ast) => check(u, ast),
+    encode: () => (u, _, ast) => check(u, ast)
+  }, { title: `${codec.name} wire`, [AST.SurrogateAnnotationId]: codec.input.ast })
+}
+
+const withRecovery = <A, I, DE, EE>(schema: Schema.Schema<A, I>): Transformation<A, I, DE, EE> =>
+  Object.assign(schema, { decodeError: recover<DE>, encodeError: recover<EE> }) as Transformation<A, I, DE, EE>
+
+/**
+ * A codec as an Effect Schema whose `Type` is a canonical conversation and whose `Encoded` side is
+ * what the codec reads (`codec.input`, `XFormat.Input`), so a format composes in Schema pipelines
+ * (`Schema.parseJson`, HTTP bodies, ...) and `Schema.encodedSchema` and `JSONSchema.make` describe
+ * the wire. This is `XFormat.schema` (with default options).
+ *
+ * Decoding runs `codec.decode` on the input as it came (so a key the format reports, such as an
+ * unknown request-body key, is never stripped before `decode` sees it); encoding runs
+ * `codec.encode` and passes on what it wrote as it is (every key in place and in order: exactly
+ * `encode`'s output). Every failure carries `decode`'s or `encode`'s tagged error, which
+ * `decodeError` / `encodeError` (or {@link errorOf}) give back; its message is the error's message.
+ * Input nested more than 512 levels deep (or cyclic) fails as `decode` answers it, before Effect's
+ * parser (which recurses once per level) could overflow the stack.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toSchema = <A, I, Wire extends A, EncodeOptions, DecodeOptions>(
-  codec: Codec<Wire, EncodeOptions, DecodeOptions, ConversionError.EncodeError, ConversionError.DecodeError>,
-  input: Schema.Schema<A, I>,
-  options?: { readonly encode?: EncodeOptions; readonly decode?: DecodeOptions }
-): Schema.Schema<Conversation.Conversation, I> =>
-  Schema.transformOrFail(
-    bounded(input),
-    Schema.typeSchema(Conversation.Conversation),
-    {
-      strict: true,
-      decode: (_, __, ast, wire) =>
-        Either.mapLeft(codec.decode(wire, options?.decode), (e) => new ParseResult.Type(ast, wire, e.message)),
-      encode: (conversation, _, ast) =>
-        Either.mapLeft(
-          codec.encode(conversation, options?.encode),
-          (e) => new ParseResult.Forbidden(ast, conversation, e.message)
-        )
-    }
-    // what encode wrote goes out as it is (its Schema encode leaves no key out and moves none)
-  ).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
+export const toSchema = <C extends Codec<any, any, any, any, any, any>>(
+  codec: C,
+  options?: { readonly encode?: EncodeOptionsOf<C> | undefined; readonly decode?: DecodeOptionsOf<C> | undefined }
+): Transformation<Conversation.Conversation, InputOf<C>, DecodeErrorOf<C>, EncodeErrorOf<C>> =>
+  withRecovery(
+    Schema.transformOrFail(
+      inputSide(codec),
+      Schema.typeSchema(Conversation.Conversation),
+      {
+        strict: true,
+        decode: (wire, _, ast) => Either.mapLeft(codec.decode(wire, options?.decode), (e) => decodeIssue(ast, wire, e)),
+        encode: (conversation, _, ast) =>
+          Either.mapLeft(codec.encode(conversation, options?.encode), (e) => encodeIssue(ast, conversation, e))
+      }
+    ).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
+  )
 
 /**
- * `input`, read only once the value is known to nest no deeper than `maxDepth` (512) levels, the
- * limit every decoder applies. Effect's parser and its error formatter both recurse into a value, so
- * on one nested thousands deep (`JSON.parse` builds it without complaint) they would overflow the
- * stack; here such a value fails at once with a message, as `decode` answers it. Everything that
- * reads a schema's structure (JSON Schema, arbitraries, ...) reads `input` (the surrogate).
+ * A pipeline as one Effect Schema: its `Encoded` side is what `from` reads (`from.input`), its
+ * `Type` side what `to` writes. Decoding reads with `from` and writes with `to`, so
+ * `Schema.parseJson(Codec.toTransformation(OpenAiFormat.codec, AnthropicFormat.codec))` turns the
+ * JSON text of a stored OpenAI transcript into an Anthropic request, as a Schema: in
+ * `Stream.mapEffect(Schema.decode(...))`, an HTTP body (`HttpServerRequest.schemaBodyJson`), or a
+ * field of a larger Schema. Encoding goes back: reads with `to`, writes with `from`.
+ *
+ * Every failure carries the codecs' tagged error: `decodeError` gives it back typed as `from`'s
+ * decode errors or `to`'s encode errors, `encodeError` as `to`'s decode errors or `from`'s encode
+ * errors. The `Type` side is checked as `to` reads it (`to.input`, which holds whatever `to`
+ * writes), and `JSONSchema.make` of either side describes that format's wire.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicFormat, Codec, OpenAiFormat } from "openreward-effect"
+ * import * as Schema from "effect/Schema"
+ *
+ * const OpenAiToAnthropic = Codec.toTransformation(OpenAiFormat.codec, AnthropicFormat.codec)
+ * const request = Schema.decodeUnknownSync(Schema.parseJson(OpenAiToAnthropic))(
+ *   `[{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Hi"}]`
+ * )
+ * console.log(JSON.stringify(request))
+ * // and back
+ * console.log(JSON.stringify(Schema.encodeSync(OpenAiToAnthropic)(request)))
+ * ```
+ *
+ * ```text output
+ * {"system":"Be terse.","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}
+ * [{"role":"system","content":"Be terse."},{"role":"user","content":"Hi"}]
+ * ```
+ *
+ * @category constructors
+ * @since 0.3.0
  */
-const bounded = <A, I>(input: Schema.Schema<A, I>): Schema.Schema<A, I> =>
-  Schema.declare([], {
-    decode: () => (u, options, ast) =>
-      Plain.withinDepth(u, 0)
-        ? ParseResult.decodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`)),
-    encode: () => (u, options, ast) =>
-      Plain.withinDepth(u, 0)
-        ? ParseResult.encodeUnknown(input)(u, options)
-        : ParseResult.fail(new ParseResult.Type(ast, u, `nested more than ${Plain.maxDepth} levels deep (or cyclic)`))
-  }, { [AST.SurrogateAnnotationId]: input.ast }) as unknown as Schema.Schema<A, I>
+export const toTransformation = <
+  F extends Codec<any, any, any, any, any, any>,
+  T extends Codec<any, any, any, any, any, any>
+>(
+  from: F,
+  to: T,
+  options?: {
+    /** `from`'s decode options and `to`'s encode options (decoding). */
+    readonly decode?: PipelineOptions<F, T> | undefined
+    /** `to`'s decode options and `from`'s encode options (encoding). */
+    readonly encode?: PipelineOptions<T, F> | undefined
+  }
+): Transformation<
+  WireOf<T>,
+  InputOf<F>,
+  DecodeErrorOf<F> | EncodeErrorOf<T>,
+  DecodeErrorOf<T> | EncodeErrorOf<F>
+> => {
+  const forward = compose(from, to, options?.decode)
+  const back = compose(to, from, options?.encode)
+  return withRecovery(
+    Schema.transformOrFail(inputSide(from), wireSide(to), {
+      strict: true,
+      decode: (input, _, ast) => {
+        const conversation = forward.decode(input)
+        if (Either.isLeft(conversation)) return ParseResult.fail(decodeIssue(ast, input, conversation.left))
+        return Either.mapLeft(forward.encode(conversation.right), (e) => encodeIssue(ast, conversation.right, e))
+      },
+      encode: (wire, _, ast) => {
+        const conversation = back.decode(wire)
+        if (Either.isLeft(conversation)) return ParseResult.fail(decodeIssue(ast, wire, conversation.left))
+        return Either.mapLeft(back.encode(conversation.right), (e) => encodeIssue(ast, conversation.right, e))
+      }
+    }).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
+  )
+}

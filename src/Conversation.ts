@@ -28,9 +28,10 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Block from "./Block.js"
+import type * as Codec from "./Codec.js"
 import * as ConversionError from "./ConversionError.js"
 import * as internal from "./internal/decodeCanonical.js"
-import * as Input from "./internal/wireInput.js"
+import * as WireInput from "./internal/wireInput.js"
 import * as Message from "./Message.js"
 
 /**
@@ -103,7 +104,7 @@ export const decodeMessage = (
   input: unknown,
   index = 0
 ): Either.Either<Message.Message, ConversionError.ValidationError> =>
-  Input.total("canonical", () => internal.decodeMessage(input, index, { lenient: false }, []))
+  WireInput.total("canonical", () => internal.decodeMessage(input, index, { lenient: false }, []))
 
 /**
  * Check block placement for messages that were not decoded (built with a cast, say). Messages built
@@ -126,6 +127,31 @@ export const validate = (conversation: Conversation): Either.Either<Conversation
  * @since 0.1.0
  */
 export const encode = (conversation: Conversation): Encoded => internal.encodeConversation(conversation)
+
+/**
+ * The canonical wire JSON as a Schema that only validates: the encoded side of
+ * `Conversation.Conversation`, what {@link codec} reads and writes.
+ *
+ * @category schemas
+ * @since 0.3.0
+ */
+export const Input: Schema.Schema<Encoded> = Schema.encodedSchema(Conversation)
+
+/**
+ * The canonical wire JSON as a {@link Codec.Codec}, named `canonical`: {@link decode} (strict) and
+ * {@link encode} (which cannot fail). It composes with the provider codecs like any other
+ * (`Codec.compose(OpenAiFormat.codec, Conversation.codec)` reads an OpenAI transcript into
+ * canonical wire JSON).
+ *
+ * @category codecs
+ * @since 0.3.0
+ */
+export const codec: Codec.Codec<Encoded, {}, {}, never, ConversionError.ValidationError, Encoded, "canonical"> = {
+  name: "canonical",
+  input: Input,
+  encode: (conversation) => Either.right(encode(conversation)),
+  decode: (input) => decode(input)
+}
 
 /**
  * Every block of the conversation, in order (tool-result content not included).

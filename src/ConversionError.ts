@@ -334,13 +334,17 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
 }
 
 /**
- * The conversion errors with the given tags: what a format's `EncodeError` and `DecodeError` are
- * made of, from its lists of tags (`AnthropicFormat.encodeErrors`, ...).
+ * The conversion errors with the given tags: what a format's `EncodeError`, `DecodeError`,
+ * `ResponseError` and `StreamError` are made of, from its lists of tags
+ * (`AnthropicFormat.encodeErrors`, `AnthropicFormat.responseErrors`, ...).
  *
  * @category models
  * @since 0.1.0
  */
-export type Tagged<Tag extends ConversionError["_tag"]> = Extract<ConversionError, { readonly _tag: Tag }>
+export type Tagged<Tag extends (ConversionError | ResponseError)["_tag"]> = Extract<
+  ConversionError | ResponseError,
+  { readonly _tag: Tag }
+>
 
 /**
  * Errors from reading canonical input.

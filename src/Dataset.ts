@@ -96,6 +96,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Codec from "./Codec.js"
 import * as ConversionError from "./ConversionError.js"
 import * as DatasetError from "./DatasetError.js"
 import * as Format from "./Format.js"
@@ -184,15 +185,15 @@ export interface Converted {
 // converting
 // -----------------------------------------------------------------------------
 
-const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => ({
-  read: from === "canonical"
-    ? (input) => Format.read("canonical", input)
-    : (input) => Format.codecs[from].decode(input, options.decode),
-  write: (conversation) =>
-    options.to === "canonical" || options.to === "prompt"
-      ? Format.write(options.to, conversation)
-      : Format.codecs[options.to].encode(conversation, options.encode)
-})
+/** The pipeline (`Codec.compose`) from each source format to `options.to`, with the options given. */
+const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => {
+  const pipeline = Codec.compose<Codec.AnyDecoder, Codec.AnyEncoder>(
+    Format.decoders[from],
+    Format.encoders[options.to],
+    options
+  )
+  return { read: pipeline.decode, write: pipeline.encode }
+}
 
 /**
  * A function that converts one record, built once for many: the codecs are chosen once. Pure, and

@@ -578,19 +578,34 @@ export const decode = (
  * @category codecs
  * @since 0.2.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
+export const codec: Codec.Codec<
+  Wire,
+  EncodeOptions,
+  DecodeOptions,
+  EncodeError,
+  DecodeError,
+  typeof Input.Encoded,
+  typeof name
+> = Codec.make({ name, input: Input, encode, decode })
 
 /**
  * A Schema from Responses `input` items (or a request body) to a canonical conversation (default
  * options), for Schema pipelines such as `Schema.parseJson(OpenAiResponsesFormat.schema)`. Its
  * encoded side is {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the
- * wire. Input that is not of that shape fails with `Input`'s parse issue; conversion errors become
- * parse issues carrying the tagged error's message.
+ * wire.
+ * Its encode writes exactly what {@link encode} writes; every failure carries the tagged error of
+ * {@link decode} or {@link encode} (its message the error's), which `schema.decodeError` /
+ * `schema.encodeError` give back.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
+export const schema: Codec.Transformation<
+  Conversation.Conversation,
+  typeof Input.Encoded,
+  DecodeError,
+  EncodeError
+> = Codec.toSchema(codec)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -608,18 +623,44 @@ export interface ResponseObject {
 }
 
 /**
- * What {@link decodeResponse} can fail with: an error of reading the answer as a transcript, the
- * provider's own error (`ProviderError`), or a response that holds no answer yet (`NoAnswer`: a
- * background response still `queued` or `in_progress`); {@link decodeStream} also with a stream
- * that does not make one response (`IncompleteStream`).
+ * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly
+ * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.2.0
+ * @since 0.3.0
  */
-export type ResponseError =
-  | ConversionError.DecodeError
-  | ConversionError.NoAnswer
-  | ConversionError.ProviderError
+export const responseErrors = [
+  "MalformedInput",
+  "InvalidToolArguments",
+  "UnsupportedContent",
+  "NoAnswer",
+  "ProviderError"
+] as const
+
+/**
+ * What {@link decodeResponse} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
+
+/**
+ * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
+ * StreamError} is exactly these.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const streamErrors = [...responseErrors, "IncompleteStream"] as const
+
+/**
+ * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
 
 /**
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
@@ -629,14 +670,17 @@ export type ResponseError =
  * (a tool call; `call_id` is its id; `caller`, `namespace` and `status` kept in
  * `detail.openai.item` and sent back). Every other item type is an `UnsupportedContent` error
  * naming it. An error body (`{error: {...}}`) or a `failed` response is a `ProviderError` with the
- * provider's code and message. The Response's other keys are the answer's `detail.openai`.
+ * provider's code and message; a background response still `queued` or `in_progress` is a
+ * `NoAnswer`. The Response's other keys are the answer's `detail.openai`.
  *
  * @category decoding
  * @since 0.2.0
  */
 export const decodeResponse = (
   response: ResponseObject | unknown
-): Either.Either<ModelResponse.ModelResponse, ResponseError> => responseDecoder.decodeResponse(response)
+): Either.Either<ModelResponse.ModelResponse, ResponseError> =>
+  // the internal decoder is typed with the wide union; the test holds it to `responseErrors`
+  responseDecoder.decodeResponse(response) as Either.Either<ModelResponse.ModelResponse, ResponseError>
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
@@ -652,5 +696,5 @@ export const decodeResponse = (
  */
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>
-): Effect.Effect<ModelResponse.ModelResponse, E | ResponseError | ConversionError.IncompleteStream, R> =>
-  streamDecoder.decodeStream(events)
+): Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R> =>
+  streamDecoder.decodeStream(events) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>

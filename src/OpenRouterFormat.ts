@@ -52,11 +52,9 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
-import type * as ConversionError from "./ConversionError.js"
 import * as decoder from "./internal/openai/decode.js"
 import * as encoder from "./internal/openai/encode.js"
 import * as responseDecoder from "./internal/openai/response.js"
@@ -382,19 +380,33 @@ export const decode = (
  * @category codecs
  * @since 0.1.0
  */
-export const codec: Codec.Codec<Wire, EncodeOptions, DecodeOptions, EncodeError, DecodeError> = { name, encode, decode }
+export const codec: Codec.Codec<
+  Wire,
+  EncodeOptions,
+  DecodeOptions,
+  EncodeError,
+  DecodeError,
+  typeof Input.Encoded,
+  typeof name
+> = Codec.make({ name, input: Input, encode, decode })
 
 /**
  * A Schema from the OpenRouter message list to a canonical conversation (default options), for
  * Schema pipelines such as `Schema.parseJson(OpenRouterFormat.schema)`. Its encoded side is
- * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire. Input that is
- * not of that shape fails with `Input`'s parse issue; conversion errors become parse issues carrying
- * the tagged error's message.
+ * {@link Input}: `Schema.encodedSchema` and `JSONSchema.make` of it describe the wire.
+ * Its encode writes exactly what {@link encode} writes; every failure carries the tagged error of
+ * {@link decode} or {@link encode} (its message the error's), which `schema.decodeError` /
+ * `schema.encodeError` give back.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encoded> = Codec.toSchema(codec, Input)
+export const schema: Codec.Transformation<
+  Conversation.Conversation,
+  typeof Input.Encoded,
+  DecodeError,
+  EncodeError
+> = Codec.toSchema(codec)
 
 // -----------------------------------------------------------------------------
 // model responses
@@ -412,6 +424,40 @@ export const schema: Schema.Schema<Conversation.Conversation, typeof Input.Encod
 export interface ResponseOptions extends OpenAiFormat.ResponseOptions {}
 
 /**
+ * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly
+ * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const responseErrors: typeof OpenAiFormat.responseErrors = OpenAiFormat.responseErrors
+
+/**
+ * What {@link decodeResponse} can fail with, and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type ResponseError = OpenAiFormat.ResponseError
+
+/**
+ * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
+ * StreamError} is exactly these.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export const streamErrors: typeof OpenAiFormat.streamErrors = OpenAiFormat.streamErrors
+
+/**
+ * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export type StreamError = OpenAiFormat.StreamError
+
+/**
  * Read an OpenRouter chat completion (the OpenAI shape, with `reasoning` / `reasoning_details`),
  * or one of its choices, into a {@link ModelResponse.ModelResponse}, as
  * `OpenAiFormat.decodeResponse` does; errors name `openrouter`. Never throws.
@@ -422,8 +468,9 @@ export interface ResponseOptions extends OpenAiFormat.ResponseOptions {}
 export const decodeResponse = (
   input: unknown,
   options?: ResponseOptions
-): Either.Either<ModelResponse.ModelResponse, ConversionError.ResponseError> =>
-  responseDecoder.decodeResponse(name, input, options)
+): Either.Either<ModelResponse.ModelResponse, ResponseError> =>
+  // the internal decoder is typed with the wide union; the test holds it to `responseErrors`
+  responseDecoder.decodeResponse(name, input, options) as Either.Either<ModelResponse.ModelResponse, ResponseError>
 
 /**
  * Fold a stream of OpenRouter chat completion chunks into the response {@link decodeResponse}
@@ -435,5 +482,5 @@ export const decodeResponse = (
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: ResponseOptions
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.ResponseError, R> =>
-  streamDecoder.decodeStream(name, events, options)
+): Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R> =>
+  streamDecoder.decodeStream(name, events, options) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>

@@ -28,6 +28,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Block from "./Block.js"
+import type * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import * as ConversionError from "./ConversionError.js"
 import * as Canonical from "./internal/decodeCanonical.js"
@@ -239,5 +240,25 @@ const decodeLenientUnguarded = (input: unknown): Either.Either<LenientResult, Co
  * @category encoding
  * @since 0.1.0
  */
-export const encode = (prompt: Prompt): ReadonlyArray<typeof Block.ContentBlock.Encoded> =>
-  prompt.map(Canonical.encodeContentBlock)
+export const encode = (prompt: Prompt): Encoded => prompt.map(Canonical.encodeContentBlock)
+
+/**
+ * The wire JSON of prompt blocks.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type Encoded = ReadonlyArray<typeof Block.ContentBlock.Encoded>
+
+/**
+ * The `/prompt` flattening as a `Codec.Encoder`, named `prompt`: a conversation {@link flatten}ed
+ * and {@link encode}d (which cannot fail). It is a pipeline's target like any other
+ * (`Codec.compose(AnthropicFormat.codec, Prompt.encoder)`); there is no way back.
+ *
+ * @category codecs
+ * @since 0.3.0
+ */
+export const encoder: Codec.Encoder<Encoded, {}, never, "prompt"> = {
+  name: "prompt",
+  encode: (conversation) => Either.right(encode(flatten(conversation)))
+}

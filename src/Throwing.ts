@@ -75,16 +75,19 @@ export const readOrThrow = (source: Format.Source, input: unknown): Conversation
  * @category encoding
  * @since 0.2.0
  */
-export const writeOrThrow = (target: Format.Target, conversation: Conversation.Conversation): unknown =>
-  Either.getOrThrowWith(Format.write(target, conversation), (e) => e)
+export const writeOrThrow = <T extends Format.Target>(
+  target: T,
+  conversation: Conversation.Conversation
+): Format.Wire[T] => Either.getOrThrowWith(Format.write(target, conversation), (e) => e)
 
 /**
  * Convert between any two formats, `read` then `write` (`Format.convert`); throws the tagged error.
+ * The result is what `to` writes (`Format.Wire[T]`).
  *
  * @category conversions
  * @since 0.2.0
  */
-export const convertOrThrow = (
+export const convertOrThrow = <F extends Format.Source, T extends Format.Target>(
   input: unknown,
-  options: { readonly from: Format.Source; readonly to: Format.Target }
-): unknown => Either.getOrThrowWith(Format.convert(input, options), (e) => e)
+  options: { readonly from: F; readonly to: T }
+): Format.Wire[T] => Either.getOrThrowWith(Format.convert(input, options), (e) => e)

@@ -876,12 +876,15 @@ describe("AnthropicFormat.schema", () => {
     )
   })
 
-  it("input that is not of the Input's shape is answered by the Input's parse issue", () => {
+  it("input that is not of the Input's shape is answered by decode's MalformedInput, at the place", () => {
     const error = left(Schema.decodeUnknownEither(json)("{\"messages\": 5}"))
-    assert.include(error.message, "AnthropicInput")
-    assert.include(error.message, "[\"messages\"]\n")
-    assert.include(error.message, "Expected ReadonlyArray<AnthropicInputMessage>, actual 5")
-    assert.notInclude(error.message, "anthropic: malformed input")
+    assert.include(
+      error.message,
+      "anthropic: malformed input at $.messages: Expected ReadonlyArray<AnthropicInputMessage>, actual 5"
+    )
+    const tagged = AnthropicFormat.schema.decodeError(error)
+    assert.strictEqual(tagged._tag, "MalformedInput")
+    if (tagged._tag === "MalformedInput") assert.deepStrictEqual(tagged.path, ["messages"])
   })
 
   it("the codec record names the provider", () => {

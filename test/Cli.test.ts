@@ -409,6 +409,15 @@ describe("cli options", () => {
     assert.deepStrictEqual([...Args.formats], Object.keys(Format.codecs))
   })
 
+  it("reads every format's codec from the library's registry: Format.load(name) is Format.encoders[name]", async () => {
+    for (const name of Format.targets) assert.strictEqual(await Format.load(name), Format.encoders[name], name)
+    assert.deepStrictEqual(Object.keys(Format.encoders).sort(), [...Format.targets].sort())
+    await Format.load("gemini" as never).then(
+      () => assert.fail("a name no format has loaded a codec"),
+      (e: unknown) => assert.match(String(e), /no format is named "gemini"/)
+    )
+  })
+
   // Each flag, on a conversation where it matters: the CLI writes what the codec writes with that
   // option, which is not what it writes without it.
   const encodeCases: ReadonlyArray<

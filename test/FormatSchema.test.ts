@@ -1,17 +1,20 @@
 /**
  * `XFormat.schema` has the format's `Input` as its encoded side (src/Codec.ts, docs/formats.md "The
  * Schema adapters"): `JSONSchema.make` of it is a real description of the wire, for every format;
- * decoding validates with `Input`, then runs `decode` on the input as it came. The laws that hold
- * for every format (the schema writes what `encode` writes and reads what `decode` reads) are in
- * test/utils/codecLaws.ts.
+ * decoding runs `decode` on the input as it came, and every failure carries its tagged error. The
+ * laws that hold for every format (the schema writes what `encode` writes and reads what `decode`
+ * reads) are in test/utils/codecLaws.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import {
   AnthropicFormat,
+  Codec,
   type Conversation,
+  type ConversionError,
   GoogleFormat,
   OpenAiFormat,
   OpenAiResponsesFormat,
@@ -25,7 +28,7 @@ interface Case {
   readonly name: string
   readonly Input: Schema.Schema<any, any>
   readonly schema: Schema.Schema<Conversation.Conversation, any>
-  readonly decode: (input: unknown) => Either.Either<Conversation.Conversation, { readonly message: string }>
+  readonly decode: (input: unknown) => Either.Either<Conversation.Conversation, ConversionError.DecodeError>
   readonly requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> }
   /** The key of a request body holding the list, and the keys every list entry declares. */
   readonly list: string
@@ -179,12 +182,16 @@ describe("XFormat.schema: the wire Input as its encoded side", () => {
         assert.include(read.left.message, `${c.name}: malformed input at $.extra: "extra" is not a key`)
       })
 
-      it("input not of the Input's shape: the Input's parse issue, at the place", () => {
-        const read = decodeSchema({ [c.list]: 5 })
+      it("input not of the Input's shape: decode's MalformedInput, at the place, given back by Codec.errorOf", () => {
+        const input = { [c.list]: 5 }
+        const read = decodeSchema(input)
         if (Either.isRight(read)) return assert.fail("not the Input")
-        assert.include(read.left.message, `["${c.list}"]`)
+        const direct = left(c.decode(input))
+        assert.strictEqual(direct._tag, "MalformedInput")
+        assert.deepStrictEqual(direct.path, [c.list])
+        assert.include(read.left.message, direct.message)
         assert.include(read.left.message, "actual 5")
-        assert.notInclude(read.left.message, "malformed input")
+        assert.deepStrictEqual(Option.getOrThrow(Codec.errorOf(read.left)), direct)
       })
 
       it("nesting: decode's limit (512 levels) answers through the schema", () => {

@@ -1051,23 +1051,22 @@ describe("official SDK clients against the stand-ins", () => {
 })
 
 describe("accumulators on hostile events", () => {
+  const decoders: ReadonlyArray<
+    (events: Stream.Stream<unknown>) => Effect.Effect<ModelResponse.ModelResponse, { readonly _tag: string }>
+  > = [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream]
   const hostile: ReadonlyArray<unknown> = [null, 5, "x", [], { type: 5 }, { choices: 5 }, { candidates: [5] }]
   it.effect("fail with a tagged error, never throw", () =>
     Effect.gen(function*() {
       for (const event of hostile) {
         const events = Stream.make(event)
-        for (
-          const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-        ) {
+        for (const decode of decoders) {
           const e = yield* Effect.flip(decode(events))
           assert.include(["MalformedInput", "IncompleteStream", "NoAnswer"], e._tag)
         }
       }
       const revoked = Proxy.revocable({}, {})
       revoked.revoke()
-      for (
-        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-      ) {
+      for (const decode of decoders) {
         const e = yield* Effect.flip(decode(Stream.make(revoked.proxy)))
         assert.include(["MalformedInput", "IncompleteStream"], e._tag)
       }
@@ -1075,9 +1074,7 @@ describe("accumulators on hostile events", () => {
 
   it.effect("an empty stream is an IncompleteStream", () =>
     Effect.gen(function*() {
-      for (
-        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-      ) {
+      for (const decode of decoders) {
         const e = yield* Effect.flip(decode(Stream.empty))
         assert.strictEqual(e._tag, "IncompleteStream")
       }

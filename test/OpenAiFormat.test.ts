@@ -1048,13 +1048,14 @@ describe("OpenAiFormat.codec and schema", () => {
     if (Either.isLeft(failure)) {
       assert.include(failure.left.message, "openai: message 0, block 0: \"image_url\" content has no canonical form")
     }
-    // not of the Input's shape: the Input's parse issue, at the same place
+    // not of the Input's shape: decode's MalformedInput, at the same place
     const malformed = Schema.decodeUnknownEither(json)("[{\"role\": \"user\", \"content\": 5}]")
     assert.isTrue(Either.isLeft(malformed))
     if (Either.isLeft(malformed)) {
-      assert.include(malformed.left.message, "OpenAiInput")
+      assert.include(malformed.left.message, "openai: message 0: malformed input at $[0].content")
       assert.include(malformed.left.message, "Expected a string or an array of content parts, actual 5")
-      assert.notInclude(malformed.left.message, "openai: message 0: malformed input")
+      const tagged = OpenAiFormat.schema.decodeError(malformed.left)
+      assert.strictEqual(tagged._tag, "MalformedInput")
     }
   })
 })

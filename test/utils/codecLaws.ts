@@ -12,17 +12,19 @@
  *    format's `decodeErrors`.
  * 4. Whatever `encode` writes is the format's `Input` (`Schema.is`), whatever the options.
  * 5. `XFormat.schema` is the codec (default options) with `Input` as its encoded side: its encode
- *    writes exactly what `encode` writes, key order included; its decode answers what `decode`
- *    answers (the same conversation, or a failure, carrying the tagged error's message when the
- *    input is an `Input`); and `JSONSchema.make` and `Schema.encodedSchema` of it are `Input`'s.
+ *    writes exactly what `encode` writes, key order included, or fails carrying `encode`'s error; its
+ *    decode answers what `decode` answers, whatever it is given (the same conversation, or a failure
+ *    carrying `decode`'s tagged error, which `schema.decodeError` and `Codec.errorOf` give back, its
+ *    message the error's); and `JSONSchema.make` and `Schema.encodedSchema` of it are `Input`'s.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Conversation, type ConversionError, type Message } from "openreward-effect"
+import { Codec, Conversation, type ConversionError, type Message } from "openreward-effect"
 
 type Tag = ConversionError.ConversionError["_tag"]
 
@@ -38,7 +40,12 @@ export interface Format<Options> {
   /** Everything `decode` reads, as a Schema that only validates. */
   readonly Input: Schema.Schema<any, any>
   /** The codec as a Schema, `Input` on its encoded side. */
-  readonly schema: Schema.Schema<Conversation.Conversation, any>
+  readonly schema: Codec.Transformation<
+    Conversation.Conversation,
+    any,
+    ConversionError.DecodeError,
+    ConversionError.EncodeError
+  >
 }
 
 export interface Laws<Options> {
@@ -202,7 +209,7 @@ export const codecLaws = <Options>(name: string, format: Format<Options>, laws: 
     )
 
     it.prop(
-      "law 5: the schema's decode answers as decode does, whatever it is given",
+      "law 5: the schema's decode answers as decode does, whatever it is given, its failure carrying decode's error",
       [FastCheck.oneof(FastCheck.anything(), FastCheck.jsonValue(), Arbitrary.make(format.Input))],
       ([input]) => {
         const direct = format.decode(input)
@@ -213,10 +220,29 @@ export const codecLaws = <Options>(name: string, format: Format<Options>, laws: 
           return
         }
         if (Either.isRight(read)) return assert.fail(`decode fails (${direct.left.message}), the schema succeeds`)
-        // input of the Input's shape reaches decode, whose tagged error is the answer
-        if (isInput(input)) assert.include(read.left.message, direct.left.message)
+        assert.deepStrictEqual(format.schema.decodeError(read.left), direct.left)
+        assert.deepStrictEqual(Option.getOrThrow(Codec.errorOf(read.left)), direct.left)
+        assert.include(read.left.message, direct.left.message)
       },
       { fastCheck: { numRuns: numRuns * 2 } }
+    )
+
+    it.prop(
+      "law 5: the schema's encode fails exactly where encode does, carrying encode's error",
+      [conversations],
+      ([conversation]) => {
+        const direct = format.encode(conversation)
+        const written = encodeSchema(conversation)
+        if (Either.isRight(direct)) {
+          if (Either.isLeft(written)) return assert.fail(`encode succeeds, the schema fails: ${written.left.message}`)
+          assert.strictEqual(JSON.stringify(written.right), JSON.stringify(direct.right))
+          return
+        }
+        if (Either.isRight(written)) return assert.fail(`encode fails (${direct.left.message}), the schema succeeds`)
+        assert.deepStrictEqual(format.schema.encodeError(written.left), direct.left)
+        assert.include(written.left.message, direct.left.message)
+      },
+      { fastCheck: { numRuns } }
     )
 
     it("law 5: JSONSchema.make of the schema and of its encodedSchema are the Input's (the wire)", () => {

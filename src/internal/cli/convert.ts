@@ -266,7 +266,7 @@ const meter = (stderr: NodeJS.WritableStream, show: boolean, unit: string) => {
 // -----------------------------------------------------------------------------
 
 /** A block's result as the main thread gets it: output as text (this thread) or bytes (a worker). */
-type Done = Omit<EngineModule.Result, "out"> & { readonly out?: string; readonly bytes?: Uint8Array }
+type Done = Omit<EngineModule.BlockOutcome, "out"> & { readonly out?: string; readonly bytes?: Uint8Array }
 
 /**
  * The worker entry, beside this module in the compiled layout (`dist/internal/cli/worker.js`) and

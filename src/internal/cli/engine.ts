@@ -8,10 +8,11 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as Codec from "../../Codec.js"
 import type * as DatasetError from "../../DatasetError.js"
 import * as Lines from "../dataset/lines.js"
-import type * as Record from "../dataset/record.js"
 import * as Shapes from "../dataset/shapes.js"
+import * as Registry from "../formats.js"
 import { formatFlags, type Source, sources, type Target } from "./args.js"
 
 /** What the engine is asked to do; plain data, so that it can be sent to a worker. */
@@ -49,7 +50,7 @@ export interface Loss {
 }
 
 /** What a block of records gave. */
-export interface Result {
+export interface BlockOutcome {
   /** The output lines, each with its newline. */
   readonly out: string
   readonly failures: ReadonlyArray<Failure>
@@ -60,46 +61,14 @@ export interface Result {
   readonly shapes: { readonly [shape: string]: number }
 }
 
-type Read = Record.Codecs["read"]
-type Write = Record.Codecs["write"]
+/**
+ * The format a record is read from, loaded by name from the library's registry (`Format.load`):
+ * `Codec.AnyDecoder`, as the options are plain data checked by the argument parser.
+ */
+const loadDecoder = (from: Source): Promise<Codec.AnyDecoder> => Registry.load(from)
 
-const codecModule = (provider: string) => {
-  switch (provider) {
-    case "openai":
-      return import("../../OpenAiFormat.js").then((m) => m.codec)
-    case "openrouter":
-      return import("../../OpenRouterFormat.js").then((m) => m.codec)
-    case "anthropic":
-      return import("../../AnthropicFormat.js").then((m) => m.codec)
-    case "openai-responses":
-      return import("../../OpenAiResponsesFormat.js").then((m) => m.codec)
-    default:
-      return import("../../GoogleFormat.js").then((m) => m.codec)
-  }
-}
-
-const loadRead = async (from: Source, decode: { readonly [key: string]: unknown }): Promise<Read> => {
-  if (from === "canonical") return (await import("../../Conversation.js")).decode
-  const codec = await codecModule(from)
-  return (input) => codec.decode(input, decode)
-}
-
-const loadWrite = async (to: Target, encode: { readonly [key: string]: unknown }): Promise<Write> => {
-  switch (to) {
-    case "canonical": {
-      const { encode: write } = await import("../../Conversation.js")
-      return (conversation) => Either.right(write(conversation))
-    }
-    case "prompt": {
-      const Prompt = await import("../../Prompt.js")
-      return (conversation) => Either.right(Prompt.encode(Prompt.flatten(conversation)))
-    }
-    default: {
-      const codec = await codecModule(to)
-      return (conversation) => codec.encode(conversation, encode as never)
-    }
-  }
-}
+/** The format records are written to (see {@link loadDecoder}). */
+const loadEncoder = (to: Target): Promise<Codec.AnyEncoder> => Registry.load(to)
 
 /** The whole spec of a conversion: what the library's `Dataset` options would say. */
 const specOf = (options: Options, overrides: Partial<Shapes.Spec> = {}): Shapes.Spec => ({
@@ -115,26 +84,49 @@ const specOf = (options: Options, overrides: Partial<Shapes.Spec> = {}): Shapes.
 const fromOf = (spec: Shapes.Spec): ReadonlyArray<Source> =>
   spec.record === "auto" && spec.from === undefined ? sources : [Shapes.layoutOf(spec)?.from ?? "canonical"]
 
-/** A converter for `spec`, loading the codecs it needs (each read codec once). */
+/** The codecs loaded so far, each format once. */
+interface Loaded {
+  readonly decoders: Map<Source, Codec.AnyDecoder>
+  readonly encoders: Map<Target, Codec.AnyEncoder>
+}
+
+/** What a hint's trial writes: the conversation as it was read (it checks that a record reads). */
+const readOnly: Codec.AnyEncoder = { name: "read only", encode: Either.right }
+
+/**
+ * A converter for `spec`, loading the codecs it needs: for each format a record may be read from,
+ * the pipeline (`Codec.compose`) from it to `spec.to`, with `--from`'s decode options (for that
+ * format only) and the encode options. `"read"` builds the trial of a hint, which reads and does not
+ * write.
+ */
 const build = async (
   spec: Shapes.Spec,
   options: Options,
-  reads: Map<Source, Read>,
-  writes: Map<string, Write>
-) => {
-  await Promise.all(
-    fromOf(spec).map(async (from) => {
-      if (!reads.has(from)) reads.set(from, await loadRead(from, from === options.from ? options.decode : {}))
+  loaded: Loaded,
+  how: "convert" | "read" = "convert"
+): Promise<Convert> => {
+  const froms = fromOf(spec)
+  const to = spec.to as Target
+  await Promise.all([
+    ...froms.map(async (from) => {
+      if (!loaded.decoders.has(from)) loaded.decoders.set(from, await loadDecoder(from))
+    }),
+    (async () => {
+      if (how === "convert" && !loaded.encoders.has(to)) loaded.encoders.set(to, await loadEncoder(to))
+    })()
+  ])
+  const encoder = how === "read" ? readOnly : loaded.encoders.get(to)!
+  const pipelines = new Map(froms.map((from) => [
+    from,
+    Codec.compose(loaded.decoders.get(from)!, encoder, {
+      decode: from === options.from ? options.decode : {},
+      encode: options.encode
     })
-  )
-  const writeKey = JSON.stringify([spec.to, options.encode])
-  let write = writes.get(writeKey)
-  if (write === undefined) {
-    write = await loadWrite(spec.to as Target, options.encode)
-    writes.set(writeKey, write)
-  }
-  const w = write
-  return Shapes.converter(spec, (from) => ({ read: reads.get(from as Source)!, write: w }))
+  ]))
+  return Shapes.converter(spec, (from) => {
+    const pipeline = pipelines.get(from as Source)!
+    return { read: pipeline.decode, write: pipeline.encode }
+  })
 }
 
 type Convert = (record: unknown) => Either.Either<Shapes.Converted, DatasetError.RecordError>
@@ -164,9 +156,8 @@ const encodeTags: ReadonlySet<string> = new Set(["UnsupportedBlock", "Unsupporte
 
 /** Build the engine for `options`. */
 export const make = async (options: Options) => {
-  const reads = new Map<Source, Read>()
-  const writes = new Map<string, Write>()
-  const convert: Convert = await build(specOf(options), options, reads, writes)
+  const loaded: Loaded = { decoders: new Map(), encoders: new Map() }
+  const convert = await build(specOf(options), options, loaded)
   const trials = new Map<string, Convert>()
   /** A converter for a hint's trial; `read` only: it checks that the record reads, not what the target makes of it. */
   const trial = async (
@@ -177,13 +168,8 @@ export const make = async (options: Options) => {
     let found = trials.get(key)
     if (found === undefined) {
       found = how === "read"
-        ? await build(
-          { ...spec, unsupported: "report" },
-          options,
-          reads,
-          new Map([[JSON.stringify([spec.to, options.encode]), Either.right]])
-        )
-        : await build(spec, { ...options, encode: how.encode }, reads, writes)
+        ? await build({ ...spec, unsupported: "report" }, options, loaded, "read")
+        : await build(spec, { ...options, encode: how.encode }, loaded)
       trials.set(key, found)
     }
     return found
@@ -301,7 +287,7 @@ export const make = async (options: Options) => {
       const message = `not valid UTF-8: byte ${b.offset} of the line (byte ${b.inputOffset} of the input)`
       fail(b.line, "InvalidUtf8", message, [])
     }
-    const finish = async (): Promise<Result> => {
+    const finish = async (): Promise<BlockOutcome> => {
       for (const p of pending) {
         const extra = await hint(p.input, p.error)
         if (extra !== "") {
@@ -316,19 +302,19 @@ export const make = async (options: Options) => {
 
   return {
     /** A block of JSON lines (bytes ending at a newline, or the input's last bytes). */
-    block: (bytes: Uint8Array, firstLine: number, inputOffset: number): Promise<Result> => {
+    block: (bytes: Uint8Array, firstLine: number, inputOffset: number): Promise<BlockOutcome> => {
       const c = collector()
       Lines.eachLine(bytes, firstLine, inputOffset, c.text, c.bad)
       return c.finish()
     },
     /** Records given as text, each with the line it starts on. */
-    texts: (records: ReadonlyArray<Lines.Text>): Promise<Result> => {
+    texts: (records: ReadonlyArray<Lines.Text>): Promise<BlockOutcome> => {
       const c = collector()
       for (const r of records) c.text(r.line, r.text)
       return c.finish()
     },
     /** Parsed records (Parquet rows), numbered from `first`. */
-    values: (records: ReadonlyArray<unknown>, first: number): Promise<Result> => {
+    values: (records: ReadonlyArray<unknown>, first: number): Promise<BlockOutcome> => {
       const c = collector()
       records.forEach((r, i) => c.value(first + i, r))
       return c.finish()
@@ -368,7 +354,7 @@ export type Task =
   }
 
 /** Run one task on `engine`. */
-export const run = (engine: Engine, task: Task): Promise<Result> =>
+export const run = (engine: Engine, task: Task): Promise<BlockOutcome> =>
   task.kind === "block"
     ? engine.block(task.bytes, task.firstLine, task.inputOffset)
     : task.kind === "texts"

@@ -10,7 +10,7 @@ import * as Engine from "./engine.js"
 import type * as Pool from "./pool.js"
 
 /** What a task gives back: the result, its output as bytes. */
-export type Reply = Omit<Engine.Result, "out"> & { readonly bytes: Uint8Array }
+export type Reply = Omit<Engine.BlockOutcome, "out"> & { readonly bytes: Uint8Array }
 
 let engine: Promise<Engine.Engine> | undefined
 const encoder = new TextEncoder()

@@ -46,11 +46,15 @@ const applyDelta = (state: State, event: Json): void => {
   if (entry === undefined || entry.done) return
   const item = entry.item
   const type = event["type"]
+  // a part at an index no earlier event made (not an integer, or beyond the next one) is left out: the
+  // finished item (`response.output_item.done`) carries the whole part anyway
   const listAt = (key: string, i: unknown, make: () => Json): Json => {
     const list = Array.isArray(item[key]) ? (item[key] as Array<Json>) : (item[key] = [] as Array<Json>) as Array<Json>
     const k = typeof i === "number" ? i : 0
-    while (list.length <= k) list.push(make())
-    return list[k]!
+    if (!Number.isInteger(k) || k < 0 || k > list.length) return make()
+    if (k === list.length) list.push(make())
+    const part = list[k]
+    return isRecord(part) ? part as Json : make()
   }
   switch (type) {
     case "response.output_text.delta": {
@@ -183,7 +187,22 @@ export const decodeStream = <E, R>(
     StreamModule.runFold(
       events,
       { count: 0, items: new Map(), final: undefined, failure: undefined } as State,
-      (state, event) => ({ ...step(state, event, state.count), count: state.count + 1 })
+      (state, event) => {
+        let next: State
+        try {
+          next = step(state, event, state.count)
+        } catch (thrown) {
+          // never throws: an event no step foresaw (a throwing getter, a revoked proxy) is malformed
+          next = {
+            ...state,
+            failure: state.failure ?? malformedEvent(
+              state.count,
+              `the event could not be read: ${thrown instanceof Error ? thrown.message : "an unreadable value"}`
+            )
+          }
+        }
+        return { ...next, count: state.count + 1 }
+      }
     ),
     (state) => finish(state)
   )
