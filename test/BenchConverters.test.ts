@@ -22,7 +22,7 @@ import { dumps } from "../src/internal/pythonJson.js"
 
 const plain = {
   openai: PlainOpenAi,
-  openrouter: PlainOpenAi,
+  openrouter: { ...PlainOpenAi, decode: (input: unknown) => PlainOpenAi.decode(input, "openrouter") },
   anthropic: PlainAnthropic,
   google: PlainGoogle
 } as const

@@ -98,7 +98,8 @@ const restOf = (record: Json, known: ReadonlyArray<string>, item: boolean): Json
   return Object.keys(out).length === 0 ? undefined : out
 }
 
-const responseKeys = ["id", "model", "output", "error"]
+// output_text: what the openai SDK adds to the Response it returns, not the API's
+const responseKeys = ["id", "model", "output", "error", "output_text"]
 const itemKeys: Json = {
   message: ["type", "role", "content", "id", "phase"],
   reasoning: ["type", "id", "summary", "content", "encrypted_content"],

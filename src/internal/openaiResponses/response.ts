@@ -76,8 +76,10 @@ const stopReasonOf = (
   }
 }
 
-// the keys of a Response read into the ModelResponse itself; the others are its detail.openai
-const responseKeys: ReadonlySet<string> = new Set(["id", "model", "output", "error"])
+// the keys of a Response read into the ModelResponse itself; the others are its detail.openai.
+// `output_text` is not the API's: the `openai` SDK adds it to the Response it returns (the texts
+// of the output joined), and the turn holds them already
+const responseKeys: ReadonlySet<string> = new Set(["id", "model", "output", "error", "output_text"])
 
 /** The Response's keys outside `responseKeys`, with something in them, as JSON. */
 const metadataOf = (response: Record<string, unknown>): Json.JsonObject | undefined => {
