@@ -568,7 +568,12 @@ export const schema: Codec.Transformation<
  * caller chooses not to keep: the server-tool blocks (`server_tool_use`, `web_search_tool_result`,
  * `web_fetch_tool_result`, `code_execution_tool_result`, ...). Without it, such a block is an
  * `UnsupportedContent` error. (`redacted_thinking` is read as {@link decode} reads it, and can be
- * left out too.)
+ * left out too.) `invalidToolArguments`: what {@link decodeStream} does with a `tool_use` whose
+ * `input_json_delta` pieces do not join into a JSON object (a turn cut at the token limit):
+ * `"error"` (default) an `InvalidToolArguments` error; `"keep"` the call, with input `{}` and the
+ * text and the reason under `detail.invalid_arguments` (`Block.invalidArguments`), so that a
+ * harness can answer it (`ModelStep`'s steps keep them; `Episode.run` answers them). A whole
+ * message's `input` is already an object.
  *
  * @category models
  * @since 0.2.0

@@ -296,3 +296,66 @@ export const toolResult = (
   detail: options?.detail ?? null,
   type: "tool_result"
 })
+
+// -----------------------------------------------------------------------------
+// tool calls whose arguments are not JSON
+// -----------------------------------------------------------------------------
+
+/**
+ * The key of a {@link ToolCallBlock}'s `detail` that marks a call whose arguments the model wrote
+ * are not a JSON object (cut off at the token limit, a stray quote): `{"raw": "...", "reason":
+ * "..."}`, the text as the model wrote it and why it is not one. The block's `input` is then `{}`,
+ * so the turn stays a valid canonical conversation that every format can encode; the raw text rides
+ * in `detail` (which no provider format writes), and a harness answers the call with an error
+ * result quoting it (see `Episode.run`).
+ *
+ * @category invalid arguments
+ * @since 0.3.0
+ */
+export const invalidArgumentsKey = "invalid_arguments"
+
+/**
+ * What {@link invalidArgumentsKey} holds.
+ *
+ * @category invalid arguments
+ * @since 0.3.0
+ */
+export interface InvalidArguments {
+  /** The arguments as the model wrote them. */
+  readonly raw: string
+  /** Why they are not a JSON object (`not valid JSON`, `expected a JSON object, actual an array`, ...). */
+  readonly reason: string
+}
+
+/**
+ * A tool call whose arguments are not a JSON object: `input` `{}`, and the raw text and the reason
+ * under `detail.invalid_arguments` (beside any other `detail` given).
+ *
+ * @category invalid arguments
+ * @since 0.3.0
+ */
+export const toolCallWithInvalidArguments = (
+  id: string,
+  name: string,
+  invalid: InvalidArguments,
+  options?: Options
+): ToolCallBlock =>
+  toolCall(id, name, {}, {
+    detail: { ...options?.detail, [invalidArgumentsKey]: { raw: invalid.raw, reason: invalid.reason } }
+  })
+
+/**
+ * The invalid arguments a tool call carries (see {@link invalidArgumentsKey}), or `undefined` for a
+ * call whose input is the model's own JSON object.
+ *
+ * @category invalid arguments
+ * @since 0.3.0
+ */
+export const invalidArguments = (block: ToolCallBlock): InvalidArguments | undefined => {
+  const held = block.detail?.[invalidArgumentsKey]
+  if (typeof held !== "object" || held === null || Array.isArray(held)) return undefined
+  const { raw, reason } = held as { readonly raw?: unknown; readonly reason?: unknown }
+  return typeof raw === "string"
+    ? { raw, reason: typeof reason === "string" ? reason : "not a JSON object" }
+    : undefined
+}

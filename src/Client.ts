@@ -189,6 +189,17 @@ export interface MessagesResult {
 }
 
 /**
+ * One candidate of {@link Session.scoreGroup}: a conversation (sent with `metadata: null`), or its
+ * messages with trainer-owned correlation `metadata`, as the reference's `GroupCandidate`.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type Candidate =
+  | Conversation.Conversation
+  | { readonly messages: Conversation.Conversation; readonly metadata?: Json.JsonObject | null | undefined }
+
+/**
  * A live session on one task. Every call fails with {@link ClientError.SessionTerminated} once the
  * session is terminated (a tool failed, the pings failed, or the server answered 410); a call in
  * flight at that moment is interrupted.
@@ -255,6 +266,56 @@ export interface Session {
   ) => Effect.Effect<
     Protocol.ToolOutput,
     ClientError.SessionError | ClientError.ToolCallError | ClientError.ToolFailed
+  >
+  /**
+   * The environment's terminal tool (`terminal_tool` of the session's tool list, read once with the
+   * list and kept for the session), or none. A terminal tool is hidden from the tools a model sees:
+   * a harness sends the model's final plain message to it ({@link Session.callTerminalTool}).
+   */
+  readonly terminalTool: Effect.Effect<Option.Option<Protocol.TerminalToolSpec>, ClientError.SessionError>
+  /**
+   * Whether a plain assistant message (one without tool calls) ends the episode: true exactly when
+   * the environment has a terminal tool. The reference's `is_assistant_message_final`.
+   */
+  readonly isAssistantMessageFinal: Effect.Effect<boolean, ClientError.SessionError>
+  /**
+   * Call the terminal tool with the model's final message: as its one argument (`terminal_tool.arg`),
+   * or with no input when the tool takes none (the text is then not sent). Fails with
+   * `ToolCallError` (reason `not_found`, `tool` empty) when the environment has no terminal tool;
+   * otherwise as {@link Session.callTool}.
+   */
+  readonly callTerminalTool: (
+    text?: string
+  ) => Effect.Effect<
+    Protocol.ToolOutput,
+    ClientError.SessionError | ClientError.ToolCallError | ClientError.ToolFailed
+  >
+  /**
+   * Whether the environment scores groups (`supports_score_group` of the tool list, read once; a
+   * server that does not say does not).
+   */
+  readonly supportsScoreGroup: Effect.Effect<boolean, ClientError.SessionError>
+  /**
+   * Score a group of candidate completions of this session's task (`/score_group`): one score per
+   * candidate, in order. A candidate is a conversation, or `{ messages, metadata }` with
+   * trainer-owned `metadata` that the environment may echo (see {@link Candidate}).
+   *
+   * - Candidates holding block types beyond text and image are checked against the server's
+   *   `message_block_types` first: a type it does not accept is `ScoreGroupUnsupported` naming it,
+   *   and nothing is sent.
+   * - An environment that scores no groups (the server answers 404) is `ScoreGroupUnsupported`.
+   * - Scoring that raised (the stream's `error` event) is `ScoreGroupFailed`.
+   *
+   * None of these terminates the session: scoring changes nothing on the server. The answer streams
+   * as `/call`'s does, through the same bounds (`heartbeatTimeout`, `callTimeout`,
+   * `maxResponseBytes`) and redirect policy; a connection lost after the server named the task is
+   * resumed by its `task_id`, and one lost before it is sent again (scoring is safe to repeat).
+   */
+  readonly scoreGroup: (
+    candidates: ReadonlyArray<Candidate>
+  ) => Effect.Effect<
+    ReadonlyArray<Protocol.GroupScore>,
+    ClientError.SessionError | ClientError.ScoreGroupUnsupported | ClientError.ScoreGroupFailed
   >
   /** Why the session was terminated, if it was. */
   readonly terminated: Effect.Effect<Option.Option<ClientError.SessionTerminated>>

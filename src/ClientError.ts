@@ -11,6 +11,8 @@
  * | `UnknownSplit`      | the environment has no such split; it lists the splits it has                        |
  * | `ToolCallError`     | the server refused a tool call (unknown tool, bad input, episode finished); the session lives on |
  * | `ToolFailed`        | the tool ran and raised; the session is now terminated, as the reference SDK does    |
+ * | `ScoreGroupUnsupported` | the environment scores no groups, or not candidates with these block types; the session lives on |
+ * | `ScoreGroupFailed`  | the environment's group scoring raised (a judge that never gave a verdict); the session lives on |
  * | `SessionTerminated` | the session is gone: a tool failed, pings failed, or the server answered 410         |
  * | `ConversionFailed`  | the conversation or tool list has no form in the requested provider format           |
  *
@@ -31,6 +33,8 @@
  *     UnknownSplit: (e) => `pick one of ${e.splits.join(", ")}`,
  *     ToolCallError: (e) => `tell the model: ${e.detail}`,
  *     ToolFailed: () => "end the rollout",
+ *     ScoreGroupUnsupported: () => "keep the pointwise rewards",
+ *     ScoreGroupFailed: (e) => `score the group again: ${e.detail}`,
  *     SessionTerminated: () => "start a new session",
  *     ConversionFailed: (e) => `pick another format: ${e.error.message}`
  *   })
@@ -286,7 +290,8 @@ export class ToolCallError extends Schema.TaggedError<ToolCallError>("openreward
   /** @since 0.1.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
-    return `tool ${JSON.stringify(this.tool)}: ${this.reason}: ${this.detail}`
+    // `tool` is empty for `callTerminalTool` on an environment without a terminal tool.
+    return `${this.tool === "" ? "terminal tool" : `tool ${JSON.stringify(this.tool)}`}: ${this.reason}: ${this.detail}`
   }
 }
 
@@ -310,6 +315,56 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>("openreward-effec
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `tool ${JSON.stringify(this.tool)} failed (sid=${this.sid}): ${this.detail}`
+  }
+}
+
+/**
+ * The environment does not score groups (`/score_group` answered 404: it has no `scoreGroup`, or
+ * the server is older than reference 0.1.157), or the candidates hold block types the server does
+ * not accept (`blockTypes`, beyond its `message_block_types`; nothing was sent then). Scoring
+ * changes nothing on the server, so the session lives on: use the pointwise rewards instead.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export class ScoreGroupUnsupported extends Schema.TaggedError<ScoreGroupUnsupported>(
+  "openreward-effect/ClientError/ScoreGroupUnsupported"
+)("ScoreGroupUnsupported", {
+  environment: Schema.String,
+  /** The block types of the candidates the server does not accept; empty when it scores no groups at all. */
+  blockTypes: Schema.Array(Schema.String),
+  detail: Schema.String
+}) {
+  /** @since 0.3.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return this.blockTypes.length === 0
+      ? `environment ${JSON.stringify(this.environment)} does not score groups: ${this.detail}`
+      : `environment ${JSON.stringify(this.environment)} does not accept ${
+        this.blockTypes.map((t) => JSON.stringify(t)).join(", ")
+      } blocks in group candidates: ${this.detail}`
+  }
+}
+
+/**
+ * The environment's group scoring raised or returned something that is not one score per candidate
+ * (its `/score_group` stream ended with an `error` event; a judge that never gave a verdict it could
+ * read ends here). Unlike {@link ToolFailed} the session is **not** terminated: scoring does not
+ * change the environment's state, so the group may be scored again.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export class ScoreGroupFailed extends Schema.TaggedError<ScoreGroupFailed>(
+  "openreward-effect/ClientError/ScoreGroupFailed"
+)("ScoreGroupFailed", {
+  environment: Schema.String,
+  detail: Schema.String
+}) {
+  /** @since 0.3.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `environment ${JSON.stringify(this.environment)}: scoring the group failed: ${this.detail}`
   }
 }
 
@@ -392,6 +447,8 @@ export type ClientError =
   | UnknownSplit
   | ToolCallError
   | ToolFailed
+  | ScoreGroupUnsupported
+  | ScoreGroupFailed
   | SessionTerminated
   | ConversionFailed
 
@@ -410,6 +467,8 @@ export const ClientError = Schema.Union(
   UnknownSplit,
   ToolCallError,
   ToolFailed,
+  ScoreGroupUnsupported,
+  ScoreGroupFailed,
   SessionTerminated,
   ConversionFailed
 )
@@ -429,6 +488,8 @@ export const tags: ReadonlyArray<ClientError["_tag"]> = [
   "UnknownSplit",
   "ToolCallError",
   "ToolFailed",
+  "ScoreGroupUnsupported",
+  "ScoreGroupFailed",
   "SessionTerminated",
   "ConversionFailed"
 ]

@@ -15,7 +15,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as Block from "./Block.js"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Block from "./Block.js"
 import type * as Client from "./Client.js"
 import type * as ClientError from "./ClientError.js"
 import * as Conversation from "./Conversation.js"
@@ -48,6 +50,16 @@ export interface StepInput {
 export type Step<E = never, R = never> = (input: StepInput) => Effect.Effect<ModelResponse.ModelResponse, E, R>
 
 /**
+ * Why a call was refused: the server's reason (`not_found` for a tool it does not have,
+ * `input_validation` for input its schema refuses, ...), or `invalid_arguments` for arguments that
+ * are not a JSON object, which never reach the server.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type RefusalReason = ClientError.ToolCallErrorReason | "invalid_arguments"
+
+/**
  * One tool call the episode ran, in order.
  *
  * @category models
@@ -56,7 +68,7 @@ export type Step<E = never, R = never> = (input: StepInput) => Effect.Effect<Mod
 export interface ToolCall {
   /** The model turn (0-based) that asked for the call. */
   readonly turn: number
-  /** The call's id in the assistant turn (`tool_call.id`). */
+  /** The call's id in the assistant turn (`tool_call.id`); empty for a {@link ToolCall.terminal} call. */
   readonly id: string
   readonly name: string
   readonly input: Json.JsonObject
@@ -64,18 +76,41 @@ export interface ToolCall {
   readonly reward: number | null
   /** Whether the tool ended the episode. */
   readonly finished: boolean
-  /** The server refused the call (unknown tool, invalid input, ...); the model saw the reason. */
+  /**
+   * The call did not run: the server refused it (unknown tool, invalid input, ...) or its arguments
+   * were not JSON. The model saw the reason as an error result.
+   */
   readonly refused: boolean
+  /** Why it was refused, when it was: the reason and the text the model was shown. */
+  readonly refusal?: { readonly reason: RefusalReason; readonly detail: string } | undefined
+  /**
+   * `true` for the model's final message sent to the environment's terminal tool: the turn called
+   * no tool, so there is no call id, and the input is the message as the tool's one argument.
+   */
+  readonly terminal?: boolean | undefined
+  /**
+   * The call as the model wrote it, when {@link Options.repairToolCall} replaced it (`raw`: its
+   * arguments' text, when they were not JSON). `name` and `input` above are what ran.
+   */
+  readonly repaired?: {
+    readonly name: string
+    readonly input: Json.JsonObject
+    readonly raw?: string | undefined
+  } | undefined
 }
 
 /**
  * Why an episode stopped.
  *
- * - `Finished`: a tool said the episode is finished (`finished: true`).
- * - `ModelStopped`: the model ended its turn without calling a tool.
+ * - `Finished`: a tool said the episode is finished (`finished: true`), or the model's final
+ *   message went to the environment's terminal tool (`tool` is then the terminal tool).
+ * - `ModelStopped`: the model ended its turn without calling a tool, and the environment has no
+ *   terminal tool (or {@link Options.terminalTool} is off).
  * - `TurnLimit`: the model had `maxTurns` turns.
- * - `Failed`: the model step, a tool (`ToolFailed`) or the session failed; `error` says how. The
- *   conversation holds everything up to that point.
+ * - `Failed`: the model step, a tool (`ToolFailed`) or the session failed, the terminal tool refused
+ *   the final message (`ToolCallError`), or a call was invalid and {@link Options.invalidToolCalls}
+ *   is `"fail"` (`InvalidToolCall`); `error` says how. The conversation holds everything up to that
+ *   point.
  *
  * @category models
  * @since 0.2.0
@@ -95,8 +130,71 @@ export type Stop<E = never> =
 export type EpisodeError =
   | ClientError.SessionError
   | ClientError.ToolFailed
+  | ClientError.ToolCallError
   | ClientError.UnknownEnvironment
   | ClientError.UnknownSplit
+  | InvalidToolCall
+
+/**
+ * A tool call the model got wrong, with {@link Options.invalidToolCalls} `"fail"`: its arguments
+ * are not a JSON object (`invalid_arguments`, `raw` the text), or the server refused it as a call
+ * to a tool it does not have (`not_found`) or with input its schema refuses (`input_validation`,
+ * `bad_input_shape`). `detail` says why.
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export class InvalidToolCall extends Schema.TaggedError<InvalidToolCall>("openreward-effect/Episode/InvalidToolCall")(
+  "InvalidToolCall",
+  {
+    turn: Schema.Number,
+    id: Schema.String,
+    name: Schema.String,
+    reason: Schema.Literal("invalid_arguments", "not_found", "input_validation", "bad_input_shape"),
+    detail: Schema.String,
+    raw: Schema.optional(Schema.String)
+  }
+) {
+  override get message(): string {
+    return `turn ${this.turn}: tool call ${JSON.stringify(this.id)} to ${
+      JSON.stringify(this.name)
+    }: ${this.reason}: ${this.detail}`
+  }
+}
+
+/**
+ * What a {@link Options.repairToolCall} hook is given: a call the model got wrong, why, and the
+ * context to mend it in.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface InvalidCall {
+  /** The model turn (0-based). */
+  readonly turn: number
+  /** The call as the model wrote it (`input` `{}` when its arguments are not JSON). */
+  readonly call: Block.ToolCallBlock
+  readonly reason: InvalidToolCall["reason"]
+  /** Why: the parser's reason, or the server's refusal text. */
+  readonly detail: string
+  /** The arguments' text, when they are not JSON. */
+  readonly raw: string | undefined
+  /** The session's tools, as the model was shown them. */
+  readonly tools: ReadonlyArray<Protocol.ToolSpec>
+  /** The conversation up to and including the model's turn. */
+  readonly conversation: Conversation.Conversation
+}
+
+/**
+ * A repaired call: the tool to call and its input. The call keeps its id.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface RepairedCall {
+  readonly name: string
+  readonly input: Json.JsonObject
+}
 
 /**
  * A finished episode.
@@ -124,6 +222,8 @@ export interface Episode<E = never> {
   /** Token usage summed over every model turn (a count no turn reported is absent). */
   readonly usage: ModelResponse.Usage
   readonly stop: Stop<E>
+  /** Its place in its group of rollouts and the group's score, when {@link runMany} ran groups. */
+  readonly group?: Group | undefined
 }
 
 /**
@@ -135,6 +235,30 @@ export interface Episode<E = never> {
 export interface Options {
   /** The most model turns an episode may take (default 16). */
   readonly maxTurns?: number | undefined
+  /**
+   * Send a model turn that calls no tool to the environment's terminal tool, record its reward and
+   * finish, as the reference's harness does (`is_assistant_message_final`, `call_terminal_tool`).
+   * Default `true`; with `false` such a turn stops the episode as `ModelStopped`, as it does for an
+   * environment without a terminal tool.
+   */
+  readonly terminalTool?: boolean | undefined
+  /**
+   * A tool call the model got wrong: arguments that are not a JSON object (the step kept the turn,
+   * see `ModelStep`'s `invalidToolArguments`), a tool the server does not have, or input the tool's
+   * schema refuses.
+   *
+   * - `"answer"` (default): the call is answered with an error result the model sees (quoting
+   *   arguments that are not JSON), and the episode goes on, so the model can correct itself.
+   * - `"fail"`: the episode stops `Failed` with {@link InvalidToolCall}, the turn kept.
+   */
+  readonly invalidToolCalls?: "answer" | "fail" | undefined
+  /**
+   * Mend such a call before it is answered: return the call to run instead (same id; the turn in
+   * the conversation then shows it, and {@link ToolCall.repaired} the original), or none to answer
+   * the error. Asked once per call; a repaired call the server refuses again is answered. Not asked
+   * with `invalidToolCalls: "fail"`.
+   */
+  readonly repairToolCall?: ((call: InvalidCall) => Effect.Effect<Option.Option<RepairedCall>>) | undefined
 }
 
 /**
@@ -185,13 +309,45 @@ const finish = <E>(
   }
 }
 
+/** The refusals a repair hook may mend, and `invalidToolCalls: "fail"` fails on. */
+const invalidReasons: ReadonlySet<string> = new Set(["not_found", "input_validation", "bad_input_shape"])
+
+/** The longest stretch of invalid arguments quoted back to the model. */
+const quoteLimit = 2000
+
+const quote = (raw: string): string =>
+  raw.length <= quoteLimit ? raw : `${raw.slice(0, quoteLimit)}… (${raw.length - quoteLimit} more characters)`
+
+/** What the model is told of arguments that are not a JSON object. */
+const invalidArgumentsText = (name: string, invalid: Block.InvalidArguments): string =>
+  `The arguments of this call to ${JSON.stringify(name)} are not a JSON object (${invalid.reason}), so the ` +
+  `tool did not run. They were:\n${quote(invalid.raw)}\nCall the tool again with its arguments as one JSON object.`
+
+/** The visible text of a turn, as the providers' SDKs give it (`text`, `output_text`): its text blocks joined. */
+const visibleText = (message: Message.AssistantMessage): string =>
+  message.blocks.flatMap((b) => b.type === "text" ? [b.text] : []).join("")
+
+/** What running one call of a turn came to. */
+type Outcome =
+  | {
+    readonly _tag: "Answered"
+    readonly block: Block.ToolCallBlock
+    readonly call: ToolCall
+    readonly result: Block.ToolResultBlock
+  }
+  | { readonly _tag: "Stopped"; readonly call: ToolCall | undefined; readonly error: EpisodeError }
+
 /**
  * Run one episode on an open session. Never fails: whatever goes wrong is the episode's
  * {@link Stop} (`Failed`), with the conversation up to that point.
  *
  * Tool calls run in the order the model wrote them, each once. A refused call (`ToolCallError`)
- * is answered to the model as an error tool result and the episode goes on; a call that finishes
- * the episode stops it, and the calls after it in the same turn are not run.
+ * is answered to the model as an error result and the episode goes on, as is a call whose arguments
+ * are not JSON (see {@link Options.invalidToolCalls} and {@link Options.repairToolCall}); a call
+ * that finishes the episode stops it, and the calls after it in the same turn are not run. A turn
+ * that calls no tool goes to the environment's terminal tool when it has one (its text, the turn's
+ * text blocks joined): the tool's reward is recorded and the episode finishes
+ * ({@link Options.terminalTool}).
  *
  * @category running
  * @since 0.2.0
@@ -203,6 +359,8 @@ export const run = <E, R>(
 ): Effect.Effect<Episode<E>, never, R> =>
   Effect.gen(function*() {
     const maxTurns = options?.maxTurns ?? defaultMaxTurns
+    const failOnInvalid = options?.invalidToolCalls === "fail"
+    const repair = failOnInvalid ? undefined : options?.repairToolCall
     const state: State<E> = { conversation: [], tools: [], calls: [], turns: 0, usage: {}, stop: undefined }
     const finishOn = (stop: Stop<E>) => finish(session.source, session.sid, state, stop)
 
@@ -214,6 +372,132 @@ export const run = <E, R>(
     state.conversation = conversation
     state.tools = tools
 
+    const refused = (
+      turn: number,
+      block: Block.ToolCallBlock,
+      reason: RefusalReason,
+      text: string,
+      repaired: ToolCall["repaired"]
+    ): Outcome => ({
+      _tag: "Answered",
+      block,
+      call: {
+        turn,
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        reward: null,
+        finished: false,
+        refused: true,
+        refusal: { reason, detail: text },
+        ...(repaired === undefined ? {} : { repaired })
+      },
+      result: toolResult(block.id, [Block.text(text)], true)
+    })
+
+    const invalidCall = (
+      turn: number,
+      block: Block.ToolCallBlock,
+      reason: InvalidToolCall["reason"],
+      detail: string,
+      raw?: string
+    ) =>
+      new InvalidToolCall({
+        turn,
+        id: block.id,
+        name: block.name,
+        reason,
+        detail,
+        ...(raw === undefined ? {} : { raw })
+      })
+
+    /** Ask the repair hook, if there is one, for the call to run instead. */
+    const mend = (invalid: InvalidCall): Effect.Effect<Option.Option<Block.ToolCallBlock>> =>
+      repair === undefined ? Effect.succeedNone : Effect.map(
+        repair(invalid),
+        Option.map((fixed) => {
+          const { [Block.invalidArgumentsKey]: _, ...detail } = invalid.call.detail ?? {}
+          return Block.toolCall(invalid.call.id, fixed.name, fixed.input, {
+            detail: Object.keys(detail).length === 0 ? null : detail
+          })
+        })
+      )
+
+    /** Run a call the server may refuse; `repaired` is the call the model wrote when this one mends it. */
+    const execute = (
+      turn: number,
+      block: Block.ToolCallBlock,
+      repaired: ToolCall["repaired"]
+    ): Effect.Effect<Outcome> =>
+      Effect.gen(function*() {
+        const outcome = yield* Effect.either(session.callTool(block.name, block.input))
+        if (Either.isLeft(outcome)) {
+          const error = outcome.left
+          if (error._tag !== "ToolCallError") return { _tag: "Stopped", call: undefined, error }
+          const record = refused(turn, block, error.reason, error.message, repaired)
+          if (!invalidReasons.has(error.reason)) return record
+          const reason = error.reason as InvalidToolCall["reason"]
+          if (failOnInvalid) {
+            return { _tag: "Stopped", call: record.call, error: invalidCall(turn, block, reason, error.detail) }
+          }
+          if (repaired !== undefined) return record
+          const fixed = yield* mend({
+            turn,
+            call: block,
+            reason,
+            detail: error.detail,
+            raw: undefined,
+            tools: state.tools,
+            conversation: state.conversation
+          })
+          return Option.isSome(fixed)
+            ? yield* execute(turn, fixed.value, { name: block.name, input: block.input })
+            : record
+        }
+        const output = outcome.right
+        const call: ToolCall = {
+          turn,
+          id: block.id,
+          name: block.name,
+          input: block.input,
+          reward: output.reward,
+          finished: output.finished,
+          refused: false,
+          ...(repaired === undefined ? {} : { repaired })
+        }
+        return { _tag: "Answered", block, call, result: toolResult(block.id, output.blocks, false) }
+      })
+
+    /** One call of the model's turn: arguments that are not JSON never reach the server. */
+    const runCall = (turn: number, block: Block.ToolCallBlock): Effect.Effect<Outcome> => {
+      const invalid = Block.invalidArguments(block)
+      if (invalid === undefined) return execute(turn, block, undefined)
+      const text = invalidArgumentsText(block.name, invalid)
+      const record = refused(turn, block, "invalid_arguments", text, undefined)
+      if (failOnInvalid) {
+        return Effect.succeed({
+          _tag: "Stopped",
+          call: record.call,
+          error: invalidCall(turn, block, "invalid_arguments", invalid.reason, invalid.raw)
+        })
+      }
+      return Effect.flatMap(
+        mend({
+          turn,
+          call: block,
+          reason: "invalid_arguments",
+          detail: invalid.reason,
+          raw: invalid.raw,
+          tools: state.tools,
+          conversation: state.conversation
+        }),
+        Option.match({
+          onNone: () => Effect.succeed<Outcome>(record),
+          onSome: (fixed) => execute(turn, fixed, { name: block.name, input: block.input, raw: invalid.raw })
+        })
+      )
+    }
+
     while (true) {
       if (state.turns >= maxTurns) return finishOn({ _tag: "TurnLimit", maxTurns })
       const answer = yield* Effect.either(step({ conversation: state.conversation, tools, turn: state.turns }))
@@ -222,51 +506,66 @@ export const run = <E, R>(
       const turn = state.turns
       state.turns += 1
       state.usage = addUsage(state.usage, response.usage)
-      state.conversation = [...state.conversation, response.message]
+      const before = state.conversation
+      state.conversation = [...before, response.message]
 
       const toolCalls = response.message.blocks.filter((b): b is Block.ToolCallBlock => b.type === "tool_call")
-      if (toolCalls.length === 0) return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
-
-      const results: Array<Block.ToolResultBlock> = []
-      let finishedBy: string | undefined
-      for (const call of toolCalls) {
-        const outcome = yield* Effect.either(session.callTool(call.name, call.input))
+      if (toolCalls.length === 0) {
+        if (options?.terminalTool === false) return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
+        const terminal = yield* Effect.either(session.terminalTool)
+        if (Either.isLeft(terminal)) return finishOn({ _tag: "Failed", error: terminal.left })
+        if (Option.isNone(terminal.right)) return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
+        const spec = terminal.right.value
+        const text = visibleText(response.message)
+        const input: Json.JsonObject = spec.arg === null ? {} : { [spec.arg]: text }
+        const outcome = yield* Effect.either(session.callTerminalTool(text))
+        const base = { turn, id: "", name: spec.name, input, terminal: true }
         if (Either.isLeft(outcome)) {
           const error = outcome.left
-          if (error._tag !== "ToolCallError") {
-            if (results.length > 0) state.conversation = [...state.conversation, Message.user(results)]
-            return finishOn({ _tag: "Failed", error })
+          if (error._tag === "ToolCallError") {
+            state.calls.push({
+              ...base,
+              reward: null,
+              finished: false,
+              refused: true,
+              refusal: { reason: error.reason, detail: error.message }
+            })
           }
-          state.calls.push({
-            turn,
-            id: call.id,
-            name: call.name,
-            input: call.input,
-            reward: null,
-            finished: false,
-            refused: true
-          })
-          results.push(toolResult(call.id, [{ type: "text", text: error.message, detail: null }], true))
-          continue
+          return finishOn({ _tag: "Failed", error })
         }
-        const output = outcome.right
-        state.calls.push({
-          turn,
-          id: call.id,
-          name: call.name,
-          input: call.input,
-          reward: output.reward,
-          finished: output.finished,
-          refused: false
-        })
-        results.push(toolResult(call.id, output.blocks, false))
-        if (output.finished) {
-          finishedBy = call.name
+        state.calls.push({ ...base, reward: outcome.right.reward, finished: outcome.right.finished, refused: false })
+        return finishOn({ _tag: "Finished", tool: spec.name })
+      }
+
+      const results: Array<Block.ToolResultBlock> = []
+      const ran = new Map<Block.ToolCallBlock, Block.ToolCallBlock>()
+      let stop: Stop<E> | undefined
+      for (const original of toolCalls) {
+        const outcome = yield* runCall(turn, original)
+        if (outcome.call !== undefined) state.calls.push(outcome.call)
+        if (outcome._tag === "Stopped") {
+          stop = { _tag: "Failed", error: outcome.error }
+          break
+        }
+        if (outcome.block !== original) ran.set(original, outcome.block)
+        results.push(outcome.result)
+        if (outcome.call.finished) {
+          stop = { _tag: "Finished", tool: outcome.call.name }
           break
         }
       }
-      state.conversation = [...state.conversation, Message.user(results)]
-      if (finishedBy !== undefined) return finishOn({ _tag: "Finished", tool: finishedBy })
+      if (ran.size > 0) {
+        // The turn shows the calls that ran: a repaired call in place of the one the model wrote.
+        state.conversation = [
+          ...before,
+          {
+            ...response.message,
+            blocks: response.message.blocks.map((b) => b.type === "tool_call" ? ran.get(b) ?? b : b)
+          }
+        ]
+      }
+      if (results.length > 0) state.conversation = [...state.conversation, Message.user(results)]
+      if (stop !== undefined) return finishOn(stop)
     }
   })
 
@@ -275,6 +574,24 @@ const toolResult = (
   blocks: ReadonlyArray<Block.ContentBlock>,
   isError: boolean
 ): Block.ToolResultBlock => ({ tool_call_id: id, blocks, is_error: isError, detail: null, type: "tool_result" })
+
+/**
+ * What a candidate of a group is made of (see {@link RunManyOptions.groupCandidate}).
+ *
+ * - `output` (the default): the episode's final assistant turn, its text and images only, as one
+ *   assistant message: what a judge rewards by default (the reference's `view="output"`), and what
+ *   every server accepts.
+ * - `trajectory`: the episode's whole conversation, reasoning and tool blocks included, for
+ *   environments that judge the process (the server must accept those block types).
+ * - a function: your own candidate for the episode at `index` in its group.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type GroupCandidate =
+  | "output"
+  | "trajectory"
+  | ((episode: Episode<any>, index: number) => Client.Candidate)
 
 /**
  * Options of {@link runMany}.
@@ -289,7 +606,8 @@ export interface RunManyOptions<E2 = never, R2 = never> extends Options {
   readonly session?: Client.SessionOptions | undefined
   /**
    * Called with each episode as it ends (in the order they end, one at a time), for example
-   * {@link appendJsonl}. A failure of this sink fails the whole run.
+   * {@link appendJsonl}; with groups, once its group is scored, so that it carries the score. A
+   * failure of this sink fails the whole run.
    */
   readonly onEpisode?: ((episode: Episode<any>) => Effect.Effect<void, E2, R2>) | undefined
   /**
@@ -297,12 +615,99 @@ export interface RunManyOptions<E2 = never, R2 = never> extends Options {
    * and there is more than one episode, `true` or `false` to choose.
    */
   readonly progress?: boolean | "auto" | undefined
+  /**
+   * Run each task this many times, as a group of rollouts (GRPO's group): each episode in its own
+   * session, and every episode then carries its {@link Group}. Unset: one episode per task and no
+   * groups.
+   */
+  readonly groupSize?: number | undefined
+  /**
+   * Post each group to the environment's `/score_group` once all its episodes ended, and keep the
+   * scores beside the pointwise rewards: `"auto"` (the default) when the environment says it scores
+   * groups (`supports_score_group`), `true` always (an environment that does not is the group's
+   * `error`), `false` never. Only with {@link groupSize}.
+   */
+  readonly scoreGroups?: boolean | "auto" | undefined
+  /** What each episode is sent as: `output` (default), `trajectory` or a function ({@link GroupCandidate}). */
+  readonly groupCandidate?: GroupCandidate | undefined
+}
+
+/**
+ * An episode's place in its group of rollouts (see {@link RunManyOptions.groupSize}) and what the
+ * environment's `/score_group` gave it.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Group {
+  /** The episode's index in its group (0-based); the scores are index-aligned with it. */
+  readonly index: number
+  /** How many episodes the group has. */
+  readonly size: number
+  /**
+   * The trainer-owned `metadata` sent with the episode's candidate: `{"rollout": index}` unless a
+   * {@link RunManyOptions.groupCandidate} function gave its own.
+   */
+  readonly candidate: Json.JsonObject | null
+  /** The environment's score of the episode's candidate (`reward`, and its `metadata`), when the group was scored. */
+  readonly score: Protocol.GroupScore | null
+  /** Why the group has no scores when scoring was asked for: the environment does not score groups, or scoring failed. */
+  readonly error: GroupError | null
+}
+
+/**
+ * What can keep a group from being scored. The episodes keep their pointwise rewards.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type GroupError =
+  | ClientError.EnvironmentError
+  | ClientError.UnknownSplit
+  | ClientError.SessionTerminated
+  | ClientError.ScoreGroupUnsupported
+  | ClientError.ScoreGroupFailed
+
+/** The final assistant turn's text and images, as one assistant message. */
+const outputOf = (conversation: Conversation.Conversation): Conversation.Conversation => {
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const message = conversation[i]!
+    if (message.role === "assistant") return [Message.assistant(message.blocks.filter(Block.isContentBlock))]
+  }
+  return [Message.assistant([])]
+}
+
+const candidateOf = (
+  episode: Episode<any>,
+  index: number,
+  how: GroupCandidate
+): { readonly messages: Conversation.Conversation; readonly metadata: Json.JsonObject | null } => {
+  if (typeof how === "function") {
+    const made = how(episode, index)
+    return Array.isArray(made)
+      ? { messages: made as Conversation.Conversation, metadata: null }
+      : {
+        messages: (made as { readonly messages: Conversation.Conversation }).messages,
+        metadata: (made as { readonly metadata?: Json.JsonObject | null }).metadata ?? null
+      }
+  }
+  return {
+    messages: how === "trajectory" ? episode.conversation : outputOf(episode.conversation),
+    metadata: { rollout: index }
+  }
 }
 
 /**
  * Run an episode on each task, at most `concurrency` at a time, each in its own session (created
  * before and deleted after its episode). Every task yields an episode, in the order of `sources`: a
  * session that could not be opened is an episode that stopped `Failed` with no turns.
+ *
+ * With `groupSize` N, each task yields N episodes in a row (its group), and with scoring on, the
+ * group is posted to `/score_group` through a session of that task once its N episodes ended (the
+ * group's first session, kept open until then, or a new one if that one is gone): each episode's
+ * {@link Group} holds its score. Every episode of the group is a candidate, failed ones too (with
+ * what they had), so the scores stay index-aligned. A group that cannot be scored keeps its
+ * episodes and says why in `group.error`; it never fails the run.
  *
  * @category running
  * @since 0.2.0
@@ -314,39 +719,105 @@ export const runMany = <E, R, E2 = never, R2 = never>(
   options?: RunManyOptions<E2, R2>
 ): Effect.Effect<ReadonlyArray<Episode<E>>, E2, R | R2> =>
   Effect.gen(function*() {
-    const all = Array.from(sources)
+    const tasks = Array.from(sources)
+    const size = options?.groupSize === undefined ? undefined : Math.max(1, Math.floor(options.groupSize))
+    const perTask = size ?? 1
+    const total = tasks.length * perTask
     const show = options?.progress === undefined || options.progress === "auto"
-      ? all.length > 1 && process.stderr.isTTY === true
+      ? total > 1 && process.stderr.isTTY === true
       : options.progress
-    const meter = progress.make(all.length, show)
+    const meter = progress.make(total, show)
     const sink = options?.onEpisode
     const lock = yield* Effect.makeSemaphore(1)
-    const one = (source: Client.Task | Client.TaskIndex) =>
-      Effect.scoped(
-        Effect.gen(function*() {
-          meter.started()
-          const session = yield* Effect.either(environment.session(source, options?.session))
-          const episode: Episode<E> = Either.isLeft(session)
-            ? finish<E>(source, undefined, {
-              conversation: [],
-              tools: [],
-              calls: [],
-              turns: 0,
-              usage: {},
-              stop: undefined
-            }, {
-              _tag: "Failed",
-              error: session.left
-            })
-            : yield* run(session.right, step, options)
-          meter.ended(episode)
-          if (sink !== undefined) yield* lock.withPermits(1)(sink(episode))
-          return episode
-        })
+    const concurrency = Math.max(1, options?.concurrency ?? 8)
+    const running = yield* Effect.makeSemaphore(concurrency)
+    const emit = (episode: Episode<E>) => sink === undefined ? Effect.void : lock.withPermits(1)(sink(episode))
+
+    /** One episode in `session` (opened in the caller's scope), as a failed episode when it did not open. */
+    const rollout = (
+      source: Client.Task | Client.TaskIndex,
+      session: Either.Either<Client.Session, ClientError.EnvironmentError | ClientError.UnknownSplit>
+    ): Effect.Effect<Episode<E>, never, R> =>
+      Either.isLeft(session)
+        ? Effect.succeed(finish<E>(source, undefined, {
+          conversation: [],
+          tools: [],
+          calls: [],
+          turns: 0,
+          usage: {},
+          stop: undefined
+        }, { _tag: "Failed", error: session.left }))
+        : run(session.right, step, options)
+
+    const open = (source: Client.Task | Client.TaskIndex) =>
+      Effect.either(environment.session(source, options?.session))
+
+    const single = (source: Client.Task | Client.TaskIndex) =>
+      running.withPermits(1)(Effect.scoped(Effect.gen(function*() {
+        meter.started()
+        const episode = yield* rollout(source, yield* open(source))
+        meter.ended(episode)
+        yield* emit(episode)
+        return episode
+      })))
+
+    const group = (source: Client.Task | Client.TaskIndex, n: number) =>
+      Effect.scoped(Effect.gen(function*() {
+        const groupScope = yield* Effect.scope
+        // The first rollout's session stays open (in the group's scope) to score the group with.
+        let keeper: Client.Session | undefined
+        const episodes = yield* Effect.forEach(
+          Array.from({ length: n }, (_, k) => k),
+          (k) =>
+            running.withPermits(1)(Effect.scoped(Effect.gen(function*() {
+              meter.started()
+              const session = k === 0 ?
+                yield* Effect.either(
+                  environment.session(source, options?.session).pipe(
+                    Effect.provideService(Scope.Scope, groupScope)
+                  )
+                ) :
+                yield* open(source)
+              if (k === 0 && Either.isRight(session)) keeper = session.right
+              const episode = yield* rollout(source, session)
+              meter.ended(episode)
+              return episode
+            }))),
+          { concurrency: n }
+        )
+        const how = options?.groupCandidate ?? "output"
+        const candidates = episodes.map((episode, k) => candidateOf(episode, k, how))
+        const scoring = options?.scoreGroups ?? "auto"
+        const scored: Either.Either<ReadonlyArray<Protocol.GroupScore> | undefined, GroupError> = scoring === false
+          ? Either.right(undefined)
+          : yield* Effect.either(Effect.gen(function*() {
+            const alive = keeper !== undefined && Option.isNone(yield* keeper.terminated) ? keeper : undefined
+            const session = alive ?? (yield* environment.session(source, options?.session))
+            if (scoring === "auto" && !(yield* session.supportsScoreGroup)) return undefined
+            return yield* session.scoreGroup(candidates)
+          }))
+        const out = episodes.map((episode, k): Episode<E> => ({
+          ...episode,
+          group: {
+            index: k,
+            size: n,
+            candidate: candidates[k]!.metadata,
+            score: Either.isRight(scored) && scored.right !== undefined ? scored.right[k] ?? null : null,
+            error: Either.isLeft(scored) ? scored.left : null
+          }
+        }))
+        for (const episode of out) yield* emit(episode)
+        return out
+      }))
+
+    const all = size === undefined
+      ? Effect.forEach(tasks, single, { concurrency })
+      : Effect.map(
+        // Enough groups at once to keep `concurrency` episodes running; the semaphore bounds them.
+        Effect.forEach(tasks, (source) => group(source, size), { concurrency: Math.ceil(concurrency / size) }),
+        (groups) => groups.flat()
       )
-    return yield* Effect.forEach(all, one, { concurrency: options?.concurrency ?? 8 }).pipe(
-      Effect.ensuring(Effect.sync(() => meter.close()))
-    )
+    return yield* all.pipe(Effect.ensuring(Effect.sync(() => meter.close())))
   })
 
 /**
@@ -373,6 +844,13 @@ export interface RecordedError {
  *   or a tool failed), with the error; a failed episode's conversation is what it had by then.
  * - `stop`: why it stopped: `{reason: "Finished", tool}`, `{reason: "ModelStopped", stopReason}`,
  *   `{reason: "TurnLimit", maxTurns}` or `{reason: "Failed", error: {tag, message}}`.
+ * - `calls`: every tool call, as {@link ToolCall} (`refusal`, `terminal` and `repaired` only where
+ *   they apply).
+ * - `group` (only for episodes of a group, see {@link RunManyOptions.groupSize}): `{index, size,
+ *   reward, metadata, candidate, error}`: the group score's `reward` and `metadata` as the
+ *   environment answered them (`null` when the group was not scored), beside the pointwise
+ *   `rewards`; the `metadata` sent with the candidate; why the group was not scored, if scoring was
+ *   asked for and failed (`{tag, message}`).
  *
  * @category models
  * @since 0.3.0
@@ -395,6 +873,25 @@ export interface EpisodeRecord {
   readonly calls: ReadonlyArray<ToolCall>
   readonly messages: Conversation.Encoded
   readonly tools: ReadonlyArray<Protocol.ToolSpec>
+  readonly group?: GroupRecord | undefined
+}
+
+/**
+ * An episode's {@link Group} as a record holds it.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface GroupRecord {
+  readonly index: number
+  readonly size: number
+  /** The group score's reward, or `null` when the group was not scored. */
+  readonly reward: number | null
+  /** The group score's `metadata`, as the environment answered it. */
+  readonly metadata: Json.JsonObject | null
+  /** The `metadata` sent with the episode's candidate. */
+  readonly candidate: Json.JsonObject | null
+  readonly error: RecordedError | null
 }
 
 const recordedError = (error: unknown): RecordedError => {
@@ -434,9 +931,19 @@ export const toRecord = (episode: Episode<any>): EpisodeRecord => {
     usage: episode.usage,
     calls: episode.calls,
     messages: Conversation.encode(episode.conversation),
-    tools: episode.tools
+    tools: episode.tools,
+    ...(episode.group === undefined ? {} : { group: groupRecord(episode.group) })
   }
 }
+
+const groupRecord = (group: Group): GroupRecord => ({
+  index: group.index,
+  size: group.size,
+  reward: group.score?.reward ?? null,
+  metadata: group.score?.metadata ?? null,
+  candidate: group.candidate,
+  error: group.error === null ? null : recordedError(group.error)
+})
 
 /**
  * One JSONL line for an episode, newline included: its {@link toRecord} record, which

@@ -70,7 +70,20 @@ export interface Options<A extends ApiRequest.Api> {
   readonly stream?: boolean | undefined
   /** Options of the request conversion ({@link ApiRequest.make}). */
   readonly request?: ApiRequest.Options<A> | undefined
+  /**
+   * A tool call whose arguments are not a JSON object (the turn cut at `max_tokens`, a stray
+   * quote). `"keep"` (default): the turn is kept, the call with input `{}` and the text under
+   * `detail.invalid_arguments` (`Block.invalidArguments`), and `Episode.run` answers it with an
+   * error result the model can correct. `"error"`: the step fails with `InvalidToolArguments`.
+   * Gemini sends arguments as JSON objects, never as text, so the `google` step has no such calls.
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
 }
+
+/** How a step reads the arguments of a call: kept unless the options say otherwise. */
+const decoding = <A extends ApiRequest.Api>(options: Options<A> | undefined) => ({
+  invalidToolArguments: options?.invalidToolArguments ?? "keep"
+})
 
 /** Parameters a step passes through: everything but what the step itself fills in. */
 type Params<Omitted extends string> =
@@ -192,8 +205,8 @@ export const openAiChat = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenAiFormat.decodeResponse(u),
-      (events) => OpenAiFormat.decodeStream(events)
+      (u) => OpenAiFormat.decodeResponse(u, decoding(options)),
+      (events) => OpenAiFormat.decodeStream(events, decoding(options))
     ))
 
 /**
@@ -218,8 +231,8 @@ export const openRouter = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenRouterFormat.decodeResponse(u),
-      (events) => OpenRouterFormat.decodeStream(events)
+      (u) => OpenRouterFormat.decodeResponse(u, decoding(options)),
+      (events) => OpenRouterFormat.decodeStream(events, decoding(options))
     ))
 
 /**
@@ -240,8 +253,8 @@ export const openAiResponses = (
     answer(
       "openai-responses",
       () => client.responses.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => OpenAiResponsesFormat.decodeResponse(u),
-      (events) => OpenAiResponsesFormat.decodeStream(events)
+      (u) => OpenAiResponsesFormat.decodeResponse(u, decoding(options)),
+      (events) => OpenAiResponsesFormat.decodeStream(events, decoding(options))
     ))
 
 /**
@@ -261,8 +274,8 @@ export const anthropic = (
     answer(
       "anthropic",
       () => client.messages.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => AnthropicFormat.decodeResponse(u),
-      (events) => AnthropicFormat.decodeStream(events)
+      (u) => AnthropicFormat.decodeResponse(u, decoding(options)),
+      (events) => AnthropicFormat.decodeStream(events, decoding(options))
     ))
 
 /**

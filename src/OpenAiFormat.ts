@@ -601,6 +601,14 @@ export interface DecodeOptions {
    * error. `"drop"`: leave it out.
    */
   readonly encryptedReasoning?: "keep" | "error" | "drop" | undefined
+  /**
+   * Tool-call `arguments` that are not a JSON object (a model's turn cut at the token limit, a stray
+   * quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call is kept, with
+   * input `{}` and the text and the reason under `detail.invalid_arguments`
+   * (`Block.invalidArguments`), so that a harness can answer it and the model correct itself
+   * (`ModelStep`'s steps keep them; `Episode.run` answers them).
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -497,12 +497,21 @@ export interface EncodeOptions {
 }
 
 /**
- * Decoding options. None yet; the parameter is there for symmetry with the other formats.
+ * Decoding options (of {@link decode}, {@link decodeResponse} and {@link decodeStream}).
  *
  * @category models
  * @since 0.2.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions {
+  /**
+   * A `function_call`'s `arguments` that are not a JSON object (a model's turn cut at the token
+   * limit, a stray quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call
+   * is kept, with input `{}` and the text and the reason under `detail.invalid_arguments`
+   * (`Block.invalidArguments`), so that a harness can answer it and the model correct itself
+   * (`ModelStep`'s steps keep them; `Episode.run` answers them).
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -677,10 +686,11 @@ export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
  * @since 0.2.0
  */
 export const decodeResponse = (
-  response: ResponseObject | unknown
+  response: ResponseObject | unknown,
+  options?: DecodeOptions
 ): Either.Either<ModelResponse.ModelResponse, ResponseError> =>
   // the internal decoder is typed with the wide union; the test holds it to `responseErrors`
-  responseDecoder.decodeResponse(response) as Either.Either<ModelResponse.ModelResponse, ResponseError>
+  responseDecoder.decodeResponse(response, options) as Either.Either<ModelResponse.ModelResponse, ResponseError>
 
 /**
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
@@ -695,6 +705,7 @@ export const decodeResponse = (
  * @since 0.2.0
  */
 export const decodeStream = <E, R>(
-  events: Stream.Stream<unknown, E, R>
+  events: Stream.Stream<unknown, E, R>,
+  options?: DecodeOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R> =>
-  streamDecoder.decodeStream(events) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>
+  streamDecoder.decodeStream(events, options) as Effect.Effect<ModelResponse.ModelResponse, E | StreamError, R>

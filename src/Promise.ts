@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs/promises"
 import * as ClientModule from "./Client.js"
@@ -70,6 +71,41 @@ const toStep = (step: Step): Episode.Step<unknown> => (input) =>
   })
 
 /**
+ * Options of {@link Session.runEpisode}: those of `Episode.run`, with a repair hook that may return
+ * a `Promise` (of the call to run instead, or `undefined` to answer the error).
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface EpisodeOptions extends Omit<Episode.Options, "repairToolCall"> {
+  readonly repairToolCall?:
+    | ((call: Episode.InvalidCall) => Episode.RepairedCall | undefined | PromiseLike<Episode.RepairedCall | undefined>)
+    | undefined
+}
+
+/**
+ * Options of {@link Environment.runEpisodes}: those of `Episode.runMany` (groups included), with a
+ * sink and a repair hook that may return `Promise`s.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface RunEpisodesOptions extends Omit<Episode.RunManyOptions, "onEpisode" | "repairToolCall"> {
+  readonly onEpisode?: ((episode: Episode.Episode<unknown>) => void | Promise<void>) | undefined
+  readonly repairToolCall?: EpisodeOptions["repairToolCall"]
+}
+
+/** The hook as `Episode.Options` takes it: a rejection or a throw is a defect, as a bug in a step's code is. */
+const repairHook = (
+  hook: EpisodeOptions["repairToolCall"]
+): Episode.Options["repairToolCall"] =>
+  hook === undefined ? undefined : (call) =>
+    Effect.map(
+      Effect.promise(() => Promise.resolve(hook(call))),
+      (fixed) => Option.fromNullable(fixed)
+    )
+
+/**
  * An open session. Close it with `close()` or `await using`; closing deletes it on the server.
  *
  * @category models
@@ -87,8 +123,26 @@ export interface Session extends AsyncDisposable {
     options?: { readonly format?: F } & ToolFormat.Options
   ) => Promise<ClientModule.Tools<F>>
   readonly callTool: (name: string, input?: Json.JsonObject) => Promise<Protocol.ToolOutput>
+  /** The environment's terminal tool, or `undefined` (see `Client.Session.terminalTool`). */
+  readonly terminalTool: () => Promise<Protocol.TerminalToolSpec | undefined>
+  /** Whether a plain assistant message ends the episode: the environment has a terminal tool. */
+  readonly isAssistantMessageFinal: () => Promise<boolean>
+  /**
+   * Call the terminal tool with the model's final message; rejects with `ToolCallError` (reason
+   * `not_found`) when there is none.
+   */
+  readonly callTerminalTool: (text?: string) => Promise<Protocol.ToolOutput>
+  /** Whether the environment scores groups (`supports_score_group`). */
+  readonly supportsScoreGroup: () => Promise<boolean>
+  /**
+   * Score a group of candidates of this session's task (see `Client.Session.scoreGroup`); rejects
+   * with `ScoreGroupUnsupported` or `ScoreGroupFailed`, and the session stays open.
+   */
+  readonly scoreGroup: (
+    candidates: ReadonlyArray<ClientModule.Candidate>
+  ) => Promise<ReadonlyArray<Protocol.GroupScore>>
   /** Run one episode on this session (see `Episode.run`). Resolves with the episode, whatever stopped it. */
-  readonly runEpisode: (step: Step, options?: Episode.Options) => Promise<Episode.Episode<unknown>>
+  readonly runEpisode: (step: Step, options?: EpisodeOptions) => Promise<Episode.Episode<unknown>>
   /** The Effect session underneath, for code that mixes both styles. */
   readonly effect: ClientModule.Session
   readonly close: () => Promise<void>
@@ -113,13 +167,14 @@ export interface Environment {
     source: ClientModule.Task | ClientModule.TaskIndex,
     options?: ClientModule.SessionOptions
   ) => Promise<Session>
-  /** Run an episode on each task, each in its own session (see `Episode.runMany`). */
+  /**
+   * Run an episode on each task, each in its own session (see `Episode.runMany`); with `groupSize`,
+   * groups of rollouts per task, scored by the environment's `/score_group`.
+   */
   readonly runEpisodes: (
     sources: Iterable<ClientModule.Task | ClientModule.TaskIndex>,
     step: Step,
-    options?: Omit<Episode.RunManyOptions, "onEpisode"> & {
-      readonly onEpisode?: ((episode: Episode.Episode<unknown>) => void | Promise<void>) | undefined
-    }
+    options?: RunEpisodesOptions
   ) => Promise<ReadonlyArray<Episode.Episode<unknown>>>
   /** The Effect environment underneath, for code that mixes both styles. */
   readonly effect: () => Promise<ClientModule.Environment>
@@ -194,7 +249,13 @@ export const connect = (options?: Options): Client => {
       readMessages: () => run(effect.readMessages),
       listTools: (o) => run(effect.listTools(o)),
       callTool: (name, input) => run(effect.callTool(name, input)),
-      runEpisode: (step, o) => run(Episode.run(effect, toStep(step), o)),
+      terminalTool: () => run(Effect.map(effect.terminalTool, Option.getOrUndefined)),
+      isAssistantMessageFinal: () => run(effect.isAssistantMessageFinal),
+      callTerminalTool: (text) => run(effect.callTerminalTool(text)),
+      supportsScoreGroup: () => run(effect.supportsScoreGroup),
+      scoreGroup: (candidates) => run(effect.scoreGroup(candidates)),
+      runEpisode: (step, o) =>
+        run(Episode.run(effect, toStep(step), { ...o, repairToolCall: repairHook(o?.repairToolCall) })),
       close,
       [Symbol.asyncDispose]: close
     }
@@ -222,6 +283,7 @@ export const connect = (options?: Options): Client => {
         use((env) =>
           Episode.runMany(env, sources, toStep(step), {
             ...o,
+            repairToolCall: repairHook(o?.repairToolCall),
             onEpisode: o?.onEpisode === undefined ? undefined : (episode) =>
               Effect.promise(async () => {
                 await o.onEpisode!(episode)

@@ -383,6 +383,7 @@ describe("cli options", () => {
     & OpenAiResponsesFormat.EncodeOptions
     & OpenAiFormat.DecodeOptions
     & OpenRouterFormat.DecodeOptions
+    & OpenAiResponsesFormat.DecodeOptions
   > = {
     reasoningField: true,
     reasoningOnToolCalls: true,
@@ -398,7 +399,8 @@ describe("cli options", () => {
     unsignedReasoning: true,
     reasoningWithoutId: true,
     systemRole: true,
-    encryptedReasoning: true
+    encryptedReasoning: true,
+    invalidToolArguments: true
   }
 
   it("has a flag for every encode and decode option of the formats, and the formats' names", () => {
@@ -489,6 +491,27 @@ describe("cli options", () => {
           )
         )
       )
+    }
+    const cut = "{\"city\": \"Par"
+    const inputs = {
+      openai: [{
+        role: "assistant",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: cut } }]
+      }],
+      "openai-responses": [{ type: "function_call", call_id: "c1", name: "f", arguments: cut }]
+    } as const
+    for (const [from, input] of [...Object.entries(inputs), ["openrouter", inputs.openai] as const]) {
+      const strict = await cli(["convert", "--from", from, "--to", "canonical"], JSON.stringify(input))
+      assert.strictEqual(strict.code, 1)
+      assert.match(strict.stderr, /^InvalidToolArguments: /)
+      const kept = await cli(
+        ["convert", "--from", from, "--to", "canonical", "--invalid-tool-arguments", "keep"],
+        JSON.stringify(input)
+      )
+      assert.strictEqual(kept.code, 0, kept.stderr)
+      const [message] = JSON.parse(kept.stdout)
+      assert.deepStrictEqual(message.blocks[0].input, {}, from)
+      assert.deepStrictEqual(message.blocks[0].detail.invalid_arguments, { raw: cut, reason: "not valid JSON" }, from)
     }
   })
 

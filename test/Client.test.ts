@@ -1269,6 +1269,8 @@ describe("Error mapping", () => {
       new ClientError.UnknownSplit({ environment: "e", split: "s", splits: ["train"] }),
       new ClientError.ToolCallError({ tool: "t", reason: "episode_finished", detail: "d" }),
       new ClientError.ToolFailed({ tool: "t", sid: "s", detail: "d" }),
+      new ClientError.ScoreGroupUnsupported({ environment: "e", blockTypes: ["tool_call"], detail: "d" }),
+      new ClientError.ScoreGroupFailed({ environment: "e", detail: "d" }),
       new ClientError.SessionTerminated({ sid: "s", reason: "r" }),
       new ClientError.ConversionFailed({
         error: Either.flip(Format.encode("google", dialogueConversation)).pipe(Either.getOrThrow)

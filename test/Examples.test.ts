@@ -60,4 +60,15 @@ describe("examples", () => {
       "criteria: [{\"id\":\"resolved\",\"score\":1},{\"id\":\"courteous\",\"score\":1}]"
     ])
   })
+
+  it("preference.ts: a group of rollouts, terminal tool rewards and the pairwise judge's scores side by side", async () => {
+    const lines = await run("../examples/preference.ts")
+    assert.deepStrictEqual(lines, [
+      "rollout 0: Finished, reward 1, judge 0.25 | Please wait a few more days.",
+      "rollout 1: Finished, reward 1, judge 1 | Order #4411 is held at the hub; it ships tomorrow.",
+      "rollout 2: Finished, reward 0, judge 0.25 | We are so sorry for the delay, and we are looking into what happened " +
+      "to your parcel.",
+      "rollout 1's games: [{\"opponent\":0,\"result\":\"win\"},{\"opponent\":2,\"result\":\"win\"}]"
+    ])
+  })
 })

@@ -17,6 +17,7 @@
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Block from "../Block.js"
 import * as ConversionError from "../ConversionError.js"
 import * as Json from "../Json.js"
 import type * as Provider from "../Provider.js"
@@ -225,4 +226,30 @@ export const parseToolArguments = (raw: string): Either.Either<Json.JsonObject, 
   return Either.left(
     tooDeep(parsed) !== undefined ? `nested more than ${maxDepth} levels deep` : "a number is too large to represent"
   )
+}
+
+/**
+ * What a decoder does with tool-call arguments that are not a JSON object (the formats'
+ * `invalidToolArguments` option): `"error"` (or absent) an `InvalidToolArguments`, `"keep"` the call
+ * with input `{}` and the text under `detail.invalid_arguments` ({@link Block.toolCallWithInvalidArguments}).
+ */
+export type InvalidArguments = "error" | "keep" | undefined
+
+/**
+ * A tool call from arguments sent as a JSON string (`""` is `{}`): the call, or by `policy` the
+ * call kept with its invalid arguments, or an `InvalidToolArguments` at `at()` (made only then).
+ */
+export const toolCallOfArguments = (
+  at: () => Located,
+  call: { readonly id: string; readonly name: string; readonly raw: string },
+  policy: InvalidArguments,
+  options?: Block.Options
+): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments> => {
+  const input = parseToolArguments(call.raw)
+  if (Either.isRight(input)) return Either.right(Block.toolCall(call.id, call.name, input.right, options))
+  return policy === "keep"
+    ? Either.right(
+      Block.toolCallWithInvalidArguments(call.id, call.name, { raw: call.raw, reason: input.left }, options)
+    )
+    : invalidToolArguments(at(), call.raw, input.left)
 }

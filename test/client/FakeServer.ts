@@ -126,7 +126,7 @@ export class FakeServer {
   readonly faults = new Map<string, Array<Fault>>()
   readonly sessions = new Map<string, { deleted: boolean }>()
   readonly runs = new Map<string, number>()
-  readonly registry = new Map<string, { readonly result: string }>()
+  readonly registry = new Map<string, { readonly result: string } | { readonly error: string }>()
   framing: Framing = { eol: "\r\n", chunkSize: 4096 }
   /** Serve `/messages` (servers since reference 0.1.157). */
   messages = true
@@ -140,6 +140,13 @@ export class FakeServer {
   reasons = true
   /** What `/ping` answers. */
   pingStatus = 200
+  /**
+   * Group scoring: `"length"` serves `/score_group` (each candidate's reward its text length over
+   * 100, its metadata echoed), `"raise"` ends its stream with an error event, `"none"` answers 404.
+   */
+  scoring: "length" | "raise" | "none" = "length"
+  /** The terminal tool `/tools` and `/task_tools` advertise. */
+  terminal: Json = null
   private next = 0
 
   /** Requests to a path (as requested, before any redirect). */
@@ -207,6 +214,8 @@ export class FakeServer {
         return json(env === "plain" ? [{ role: "user", blocks: plainPrompt, detail: null }] : dialogueMessages)
       case "POST call":
         return this.call(body, fault)
+      case "POST score_group":
+        return this.scoreGroup(body, fault)
     }
     return detail(404, "Not Found")
   }
@@ -214,8 +223,8 @@ export class FakeServer {
   private toolList(_env: Env): Json {
     return {
       tools: this.toolSpecs,
-      terminal_tool: null,
-      supports_score_group: false,
+      terminal_tool: this.terminal,
+      supports_score_group: this.scoring !== "none",
       ...(this.blockTypes ? { message_block_types: ["text", "image", "reasoning", "tool_call", "tool_result"] } : {})
     }
   }
@@ -288,14 +297,40 @@ export class FakeServer {
     return refuse(`'${name}' is not a valid tool`, "not_found")
   }
 
+  /** Score a group the way a length-minded judge would; counted in `runs` under `score_group`. */
+  private score(body: any): { readonly result: string } | { readonly error: string } {
+    this.runs.set("score_group", (this.runs.get("score_group") ?? 0) + 1)
+    if (this.scoring === "raise") return { error: "JudgeFailure: the judge gave no verdict it could read" }
+    const scores = (body?.candidates ?? []).map((c: any) => ({
+      reward: JSON.stringify(c.messages).length / 100,
+      metadata: c.metadata ?? null
+    }))
+    return { result: JSON.stringify({ scores }) }
+  }
+
+  private scoreGroup(body: any, fault: Fault | undefined): Response {
+    if (this.scoring === "none") return detail(404, "Environment 'dialogue' does not implement score_group")
+    return this.stream(body, fault, () => this.score(body))
+  }
+
   private call(body: any, fault: Fault | undefined): Response {
+    return this.stream(body, fault, () => this.run(body?.name, body?.input))
+  }
+
+  /** A resumable task stream: run `work` once per task id, replay its outcome to a reconnecting client. */
+  private stream(
+    body: any,
+    fault: Fault | undefined,
+    work: () => { readonly result: string } | { readonly error: string }
+  ): Response {
     let taskId: string | undefined = body?.task_id
     if (taskId === undefined) {
       taskId = `task-${++this.next}`
-      this.registry.set(taskId, this.run(body?.name, body?.input))
+      this.registry.set(taskId, work())
     }
     const outcome = this.registry.get(taskId)
     if (outcome === undefined) return this.sse([["error", "unknown task_id"]])
+    if ("error" in outcome) return this.sse([["task_id", taskId], ["error", outcome.error]])
     if (fault?.kind === "drop-before-task-id") return this.sse([], "drop")
     if (fault?.kind === "drop-after-task-id") return this.sse([["task_id", taskId]], "drop")
     if (fault?.kind === "stall-after-task-id") return this.sse([["task_id", taskId]], "stall")

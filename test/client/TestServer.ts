@@ -99,7 +99,10 @@ export const Slow = Environment.make({
 })
 
 /** A real server for `environments` on a free loopback port, and an HTTP client. */
-const serve = <const Envs extends ReadonlyArray<Environment.Any>>(environments: Envs, options?: Server.Options) =>
+export const serve = <const Envs extends ReadonlyArray<Environment.Any>>(
+  environments: Envs,
+  options?: Server.Options
+) =>
   Server.layer(environments, options).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => Server.withClientErrors(Http.createServer()), {
       port: 0,

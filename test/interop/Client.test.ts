@@ -9,6 +9,12 @@
  * things in the same order, and the two readings must agree: conversations in every format (byte
  * for byte where the reference serializes), tool lists in every format, prompts, tool results,
  * refusals and failures. The servers are stopped when the suite ends.
+ *
+ * The grading paths too (issue 21 part 7): an environment with a `@terminal` tool and
+ * `score_group`, read by the reference client (`fixtures/client/reference_grading.py`) and by this
+ * one (terminal tool, `isAssistantMessageFinal`, `callTerminalTool`, `supportsScoreGroup`,
+ * `scoreGroup` with rich candidates and metadata, a failed group, an environment with neither), and
+ * an `Episode.run` whose final turn gets the terminal tool's reward, as the reference harness does.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -19,13 +25,17 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Net from "node:net"
 import { fileURLToPath } from "node:url"
+import * as Block from "openreward-effect/Block"
 import * as Client from "openreward-effect/Client"
 import * as Conversation from "openreward-effect/Conversation"
+import * as Episode from "openreward-effect/Episode"
+import * as Message from "openreward-effect/Message"
 import * as Provider from "openreward-effect/Provider"
 import * as ToolFormat from "openreward-effect/ToolFormat"
 
@@ -144,6 +154,62 @@ const ourReading = Effect.gen(function*() {
   return out
 })
 
+/** What the reference Python client reads of the grading paths (fixtures/client/reference_grading.py). */
+const referenceGrading = (url: string) =>
+  Effect.gen(function*() {
+    const text = yield* Command.make(yield* python, `${fixtures}/reference_grading.py`, url).pipe(
+      Command.workingDirectory(root),
+      Command.string
+    )
+    return JSON.parse(text) as Record<string, unknown>
+  })
+
+/** The candidates reference_grading.py sends: plain, rich with metadata, and a bare conversation. */
+const candidates: ReadonlyArray<Client.Candidate> = [
+  { messages: [Message.assistant("Please wait.")], metadata: { rollout: 0 } },
+  {
+    messages: [
+      Message.user("Where is it?"),
+      Message.assistant([Block.reasoning("Check."), Block.toolCall("c1", "lookup_order", { id: "4411" })]),
+      Message.user([Block.toolResult("c1", [Block.text("at the hub")])]),
+      Message.assistant("Order #4411 ships tomorrow.")
+    ],
+    metadata: { rollout: 1, tags: ["x"] }
+  },
+  [Message.assistant("It's coming.")]
+]
+
+/** This client's reading of the grading paths, in the reference reading's shape. */
+const ourGrading = Effect.gen(function*() {
+  const client = yield* Client.Client
+  const out: Record<string, unknown> = {}
+  yield* Effect.scoped(Effect.gen(function*() {
+    const session = yield* client.environment("gradedenv", { variant: "gradedenv" }).session({
+      split: "train",
+      index: 0
+    })
+    out.terminal = Option.getOrNull(yield* session.terminalTool)
+    out.final = yield* session.isAssistantMessageFinal
+    out.supports = yield* session.supportsScoreGroup
+    out.tools = (yield* session.listTools()).map((t) => t.name)
+    out.scores = yield* session.scoreGroup(candidates)
+    out.failed = { error: (yield* Effect.flip(session.scoreGroup([[Message.assistant("???")]])))._tag }
+    out.called = yield* session.callTerminalTool("Order #4411 ships tomorrow.")
+  }))
+  yield* Effect.scoped(Effect.gen(function*() {
+    const session = yield* client.environment("conversationenv", { variant: "conversationenv" }).session({
+      split: "train",
+      index: 0
+    })
+    out.plainTerminal = Option.getOrNull(yield* session.terminalTool)
+    out.plainFinal = yield* session.isAssistantMessageFinal
+    out.plainSupports = yield* session.supportsScoreGroup
+    out.plainScore = { error: (yield* Effect.flip(session.scoreGroup(candidates.slice(0, 1))))._tag }
+    out.plainCall = { error: (yield* Effect.flip(session.callTerminalTool("hello")))._tag }
+  }))
+  return out
+})
+
 class Servers extends Context.Tag("test/interop/Client/Servers")<Servers, {
   readonly current: string
   readonly legacy: string
@@ -244,6 +310,48 @@ layer(Live, { timeout: 120_000, excludeTestServices: true })("client against the
         ))
         assert.strictEqual(prompt[0]?.type === "text" && prompt[0].text, "What is 2+2?")
       }).pipe(Effect.provide(Client.layer({ baseUrl: current, apiKey: "" })))
+    }))
+
+  it.effect("terminal tools and score_group read as the reference client reads them; an episode gets the terminal reward", () =>
+    Effect.gen(function*() {
+      const { current } = yield* Servers
+      const [reference, ours] = yield* Effect.all([
+        referenceGrading(current),
+        Effect.provide(ourGrading, Client.layer({ baseUrl: current, apiKey: "" }))
+      ], { concurrency: 2 })
+      // The scenario ran: a terminal tool, scores with their metadata echoed, a failed group, refusals.
+      assert.deepStrictEqual(reference["terminal"], {
+        name: "reply",
+        arg: "message",
+        description: "The final reply to the customer."
+      })
+      assert.deepStrictEqual((reference["scores"] as ReadonlyArray<{ reward: number }>).map((s) => s.reward), [0, 1, 0])
+      assert.deepStrictEqual(reference["failed"], { error: "ScoreGroupFailed" })
+      assert.deepStrictEqual(reference["plainScore"], { error: "ScoreGroupUnsupported" })
+      assert.deepStrictEqual(reference["plainCall"], { error: "ToolCallError" })
+      assert.deepStrictEqual(Object.keys(ours).sort(), Object.keys(reference).sort())
+      for (const [key, expected] of Object.entries(reference)) assert.deepStrictEqual(ours[key], expected, key)
+
+      // Episode.run: the model's plain final turn goes to the terminal tool, as the reference's harness sends it.
+      const episode = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* Client.Client
+        const session = yield* client.environment("gradedenv", { variant: "gradedenv" }).session({
+          split: "train",
+          index: 0
+        })
+        return yield* Episode.run(session, () =>
+          Effect.succeed({
+            message: Message.assistant("Order #4411 is at the hub; it ships tomorrow."),
+            stopReason: "stop" as const,
+            usage: {}
+          }))
+      })).pipe(Effect.provide(Client.layer({ baseUrl: current, apiKey: "" })))
+      assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "reply" })
+      assert.deepStrictEqual(episode.rewards, [1])
+      assert.deepStrictEqual(episode.calls.map((c) => [c.name, c.input]), [[
+        "reply",
+        { message: "Order #4411 is at the hub; it ships tomorrow." }
+      ]])
     }))
 
   it.effect("the ToolFormat golden file is what the reference produces now", () =>

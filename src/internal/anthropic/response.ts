@@ -23,6 +23,7 @@ import * as decoder from "./decode.js"
 
 export interface ResponseOptions {
   readonly omit?: ReadonlyArray<string> | undefined
+  readonly invalidToolArguments?: Input.InvalidArguments
 }
 
 const format = "anthropic" as const

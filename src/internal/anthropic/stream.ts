@@ -6,7 +6,8 @@
  * `message_start` carries the message without content; each block starts with
  * `content_block_start` at its `index` and grows by `content_block_delta`s: `text_delta` and
  * `thinking_delta` append, `signature_delta` sets the signature, `input_json_delta` pieces are
- * joined and parsed at `content_block_stop` (no pieces is `{}`), `citations_delta` adds a citation.
+ * joined and parsed at `content_block_stop` (no pieces is `{}`; pieces that are no JSON object an
+ * `InvalidToolArguments`, or with `invalidToolArguments: "keep"` a call marked as such), `citations_delta` adds a citation.
  * `message_delta` sets the stop reason and overwrites the usage counts it carries (they are running
  * totals); `message_stop` ends the message. `ping` is skipped; an `error` event fails the stream.
  *
@@ -15,6 +16,7 @@
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Stream from "effect/Stream"
+import * as Block from "../../Block.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import { withArticle } from "../article.js"
@@ -30,6 +32,10 @@ interface State {
   message: Json | undefined
   readonly blocks: Map<number, { readonly block: Json; json: string | undefined; stopped: boolean }>
   stopped: boolean
+  /** Keep a call whose `input_json_delta`s are no JSON object (the `invalidToolArguments` option). */
+  readonly keepInvalid: boolean
+  /** The calls kept so, by tool-use id. */
+  readonly invalid: Map<string, Block.InvalidArguments>
 }
 
 const fail = (eventIndex: number, reason: string) =>
@@ -108,13 +114,15 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
       entry.stopped = true
       if (entry.json !== undefined) {
         const raw = entry.json
-        let input: unknown
-        try {
-          input = raw.trim().length === 0 ? {} : JSON.parse(raw)
-        } catch {
-          input = undefined
-        }
-        if (!R.isRecord(input)) {
+        const input = raw.trim().length === 0 ? Either.right({}) : Input.parseToolArguments(raw)
+        if (Either.isLeft(input)) {
+          const id = entry.block["id"]
+          if (state.keepInvalid && typeof id === "string" && !state.invalid.has(id)) {
+            // read as a call with input {}, then marked (see decodeStream)
+            state.invalid.set(id, { raw, reason: input.left })
+            entry.block["input"] = {}
+            return undefined
+          }
           const blockIndex = at as number
           return new ConversionError.InvalidToolArguments({
             format,
@@ -122,10 +130,10 @@ const step = (state: State, event: unknown, index: number): ConversionError.Resp
             messageIndex: 0,
             blockIndex,
             raw,
-            reason: input === undefined ? "not valid JSON" : "not a JSON object"
+            reason: input.left
           })
         }
-        entry.block["input"] = input
+        entry.block["input"] = input.right
       }
       return undefined
     }
@@ -189,10 +197,34 @@ export const decodeStream = <E, R>(
   R.fold(
     format,
     events,
-    (): State => ({ message: undefined, blocks: new Map(), stopped: false }),
+    (): State => ({
+      message: undefined,
+      blocks: new Map(),
+      stopped: false,
+      keepInvalid: options.invalidToolArguments === "keep",
+      invalid: new Map()
+    }),
     step,
     (state) => {
       const message = assemble(state)
-      return Either.isLeft(message) ? Either.left(message.left) : decodeResponse(message.right, options)
+      if (Either.isLeft(message)) return Either.left(message.left)
+      const decoded = decodeResponse(message.right, options)
+      return state.invalid.size === 0
+        ? decoded
+        : Either.map(decoded, (response) => markInvalid(response, state.invalid))
     }
   )
+
+/** The turn with each call kept with invalid arguments marked as such (`Block.invalidArguments`). */
+const markInvalid = (
+  response: ModelResponse.ModelResponse,
+  invalid: ReadonlyMap<string, Block.InvalidArguments>
+): ModelResponse.ModelResponse => {
+  const blocks = response.message.blocks.map((block) => {
+    const held = block.type === "tool_call" ? invalid.get(block.id) : undefined
+    return held === undefined || block.type !== "tool_call"
+      ? block
+      : Block.toolCallWithInvalidArguments(block.id, block.name, held, { detail: block.detail })
+  })
+  return { ...response, message: { ...response.message, blocks } }
+}

@@ -205,6 +205,16 @@ export const formatFlags: ReadonlyArray<Flag> = [
     appliesTo: { side: "from", formats: chat },
     description:
       "a reasoning.encrypted entry of reasoning_details: kept as a reasoning block's signature, an error, or left out"
+  },
+  {
+    name: "invalid-tool-arguments",
+    key: "invalidToolArguments",
+    kind: "choice",
+    choices: choice(["error", "keep"]),
+    default: "error",
+    appliesTo: { side: "from", formats: [...chat, "openai-responses"] },
+    description:
+      "tool-call arguments that are no JSON object: an error, or the call kept with input {} and the text in its detail"
   }
 ]
 

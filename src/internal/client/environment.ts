@@ -570,7 +570,8 @@ export const makeEnvironment = (
       })
 
       const hasTaskTools = yield* Ref.make(true)
-      const blockTypes = yield* Ref.make(Option.none<ReadonlyArray<string>>())
+      /** What the tool list says of the session beside its tools, kept from the last reading. */
+      const listed = yield* Ref.make(Option.none<Listed>())
       const readTools = Effect.gen(function*() {
         const served = (yield* Ref.get(hasTaskTools))
           ? yield* get(Protocol.routes.taskTools).pipe(
@@ -582,9 +583,14 @@ export const makeEnvironment = (
         const list = Option.isSome(served)
           ? yield* decodeTaskTools(served.value.request, served.value.body)
           : yield* Effect.flatMap(get(Protocol.routes.tools), ({ body, request }) => decodeTools(request, body))
-        yield* Ref.set(blockTypes, Option.some(list.message_block_types ?? Block.legacyTypes))
+        yield* Ref.set(listed, Option.some(listedOf(list)))
         return list
       })
+      /** The tool list's session facts: read once, then kept (an environment's terminal tool is static). */
+      const facts = Effect.flatMap(
+        Ref.get(listed),
+        (cached) => Option.isSome(cached) ? Effect.succeed(cached.value) : Effect.map(readTools, listedOf)
+      )
 
       const getMessages = (options?: { readonly format?: Client.MessagesFormat }) =>
         guard(Effect.flatMap(readMessages, ({ conversation }) => formatMessages(conversation, options?.format)))
@@ -630,6 +636,62 @@ export const makeEnvironment = (
           return output
         }))
 
+      const environmentName = prefix ?? deployment
+      const scoreGroup = (candidates: ReadonlyArray<Client.Candidate>) =>
+        guard(Effect.gen(function*() {
+          const group = candidates.map(toCandidate)
+          const rich = richTypes(group)
+          if (rich.length > 0) {
+            const { blockTypes: accepted } = yield* facts
+            const refused = rich.filter((t) => !accepted.includes(t))
+            if (refused.length > 0) {
+              return yield* new ClientError.ScoreGroupUnsupported({
+                environment: environmentName,
+                blockTypes: refused,
+                detail: `the server accepts ${
+                  accepted.map((t) => JSON.stringify(t)).join(", ")
+                } (message_block_types); send output-only candidates, or upgrade the environment server`
+              })
+            }
+          }
+          const request = requestOf(Protocol.routes.scoreGroup, prefix, {
+            sid,
+            deployment,
+            body: {
+              candidates: group.map((c) => ({ messages: Conversation.encode(c.messages), metadata: c.metadata }))
+            }
+          })
+          const answer = yield* Transport.stream(config, request, settings.policies.calls, {
+            resume: true,
+            // Scoring changes no state on the server: a request lost before it was acknowledged is sent again.
+            resumableOnly: false,
+            timeout: settings.callTimeout,
+            timeoutOption: "callTimeout"
+          }).pipe(
+            Effect.catchTag("Remote", (remote) =>
+              Effect.fail(new ClientError.ScoreGroupFailed({ environment: environmentName, detail: remote.detail }))),
+            Effect.catchIf((e): e is ClientError.HttpError =>
+              e._tag === "HttpError" && e.status === 404, (e) =>
+              Effect.fail(
+                new ClientError.ScoreGroupUnsupported({
+                  environment: environmentName,
+                  blockTypes: [],
+                  detail: e.detail
+                })
+              ))
+          )
+          const { scores } = yield* decodeAnswer(Protocol.routes.scoreGroup)(request, { ...answer, json: answer.value })
+          if (scores.length !== group.length) {
+            return yield* malformed(
+              request,
+              answer,
+              ["scores"],
+              `${scores.length} scores for ${group.length} candidates`
+            )
+          }
+          return scores
+        }))
+
       const session: Client.Session = {
         sid,
         environment: self,
@@ -649,13 +711,26 @@ export const makeEnvironment = (
                 onRight: Effect.succeed
               })
           ))) as Client.Session["request"],
-        messageBlockTypes: guard(
-          Effect.flatMap(Ref.get(blockTypes), (cached) =>
-            Option.isSome(cached)
-              ? Effect.succeed(cached.value)
-              : Effect.map(readTools, (list) => list.message_block_types ?? Block.legacyTypes))
-        ),
+        messageBlockTypes: guard(Effect.map(facts, (f) => f.blockTypes)),
         callTool,
+        terminalTool: guard(Effect.map(facts, (f) => f.terminal)),
+        isAssistantMessageFinal: guard(Effect.map(facts, (f) => Option.isSome(f.terminal))),
+        callTerminalTool: (text = "") =>
+          Effect.flatMap(
+            guard(facts),
+            ({ terminal }) =>
+              Option.isNone(terminal)
+                ? Effect.fail(
+                  new ClientError.ToolCallError({
+                    tool: "",
+                    reason: "not_found",
+                    detail: `environment ${JSON.stringify(prefix ?? deployment)} has no terminal tool`
+                  })
+                )
+                : callTool(terminal.value.name, terminal.value.arg === null ? {} : { [terminal.value.arg]: text })
+          ),
+        supportsScoreGroup: guard(Effect.map(facts, (f) => f.supportsScoreGroup)),
+        scoreGroup,
         terminated: Effect.flatMap(
           Deferred.poll(dead),
           Option.match({
@@ -734,4 +809,42 @@ const formatMessages = (
     onLeft: (error) => Effect.fail(new ClientError.ConversionFailed({ error })),
     onRight: Effect.succeed
   })
+}
+
+// -----------------------------------------------------------------------------
+// tool list facts and group candidates
+// -----------------------------------------------------------------------------
+
+/** What a tool list says of the session beside its tools. */
+interface Listed {
+  readonly terminal: Option.Option<Protocol.TerminalToolSpec>
+  readonly supportsScoreGroup: boolean
+  readonly blockTypes: ReadonlyArray<string>
+}
+
+const listedOf = (list: Protocol.ListToolsOutput): Listed => ({
+  terminal: Option.fromNullable(list.terminal_tool),
+  supportsScoreGroup: list.supports_score_group === true,
+  blockTypes: list.message_block_types ?? Block.legacyTypes
+})
+
+const toCandidate = (candidate: Client.Candidate): Protocol.GroupCandidate =>
+  Array.isArray(candidate)
+    ? { messages: candidate as Conversation.Conversation, metadata: null }
+    : {
+      messages: (candidate as Exclude<Client.Candidate, Conversation.Conversation>).messages,
+      metadata: (candidate as Exclude<Client.Candidate, Conversation.Conversation>).metadata ?? null
+    }
+
+/** The block types of the candidates beyond text and image (which every server accepts), sorted. */
+const richTypes = (candidates: ReadonlyArray<Protocol.GroupCandidate>): ReadonlyArray<string> => {
+  const types = new Set<string>()
+  for (const { messages } of candidates) {
+    for (const message of messages) {
+      for (const block of message.blocks) {
+        if (block.type !== "text" && block.type !== "image") types.add(block.type)
+      }
+    }
+  }
+  return [...types].sort()
 }

@@ -199,7 +199,8 @@ const invalidArguments = (where: Where, raw: string, reason: string) =>
 const decodeToolCall = (
   call: OpenAi.InputToolCall,
   where: Where,
-  k: number
+  k: number,
+  options: DecodeOptions
 ): Either.Either<Block.ToolCallBlock, ConversionError.InvalidToolArguments | ConversionError.UnsupportedContent> => {
   if (isOther(call, known.toolCall)) {
     return unsupported(
@@ -210,19 +211,22 @@ const decodeToolCall = (
   }
   // Gemini's `extra_content` (its thought signature) is kept, to be sent back with the call
   const extra = call.extra_content
-  const options = extra === undefined || extra === null
+  const blockOptions = extra === undefined || extra === null
     ? undefined
     : { detail: detailOf(where.format, { extra_content: Guard.copyJsonObject(extra) }) }
   const raw = call.function.arguments
   // no `arguments` (OpenRouter, for a tool whose parameters are all optional) is no input
-  if (raw === undefined) return Either.right(Block.toolCall(call.id, call.function.name, {}, options))
+  if (raw === undefined) return Either.right(Block.toolCall(call.id, call.function.name, {}, blockOptions))
   if (typeof raw !== "string") {
     // a copy, so that the conversation shares no mutable object with the input
-    return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw), options))
+    return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw), blockOptions))
   }
   const input = Input.parseToolArguments(raw)
-  return Either.isRight(input)
-    ? Either.right(Block.toolCall(call.id, call.function.name, input.right, options))
+  if (Either.isRight(input)) return Either.right(Block.toolCall(call.id, call.function.name, input.right, blockOptions))
+  return options.invalidToolArguments === "keep"
+    ? Either.right(
+      Block.toolCallWithInvalidArguments(call.id, call.function.name, { raw, reason: input.left }, blockOptions)
+    )
     : invalidArguments(at(at(at(where, "tool_calls", k), "function"), "arguments"), raw, input.left)
 }
 
@@ -339,7 +343,7 @@ const decodeAssistant = (
   const calls = message.tool_calls ?? []
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k]!
-    const block = decodeToolCall(call, where, k)
+    const block = decodeToolCall(call, where, k, options)
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
   }

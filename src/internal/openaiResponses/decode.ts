@@ -17,7 +17,7 @@ import * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
-import { copyJson, invalidToolArguments, parseToolArguments, unsupportedContent } from "../wireInput.js"
+import { copyJson, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -36,16 +36,6 @@ const at = (where: Where, key: string | number, blockIndex?: number): Where =>
 
 export const unsupported = (where: Where, contentType: string, reason: string) =>
   unsupportedContent({ format, ...where }, contentType, reason)
-
-const invalidArguments = (where: Where, raw: string, reason: string) =>
-  invalidToolArguments({ format, ...where }, raw, reason)
-
-/** Tool-call arguments (a JSON string; `""` is `{}`) as a JSON object. */
-export const parseArguments = (
-  raw: string,
-  where: Where
-): Either.Either<Json.JsonObject, ConversionError.InvalidToolArguments> =>
-  Either.orElse(parseToolArguments(raw), (reason) => invalidArguments(where, raw, reason))
 
 /** `detail` holding what a block keeps of its item, or `null` when it keeps nothing. */
 export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
@@ -183,6 +173,7 @@ const otherItem = (type: string): string =>
 export const decodeAssistantItem = (
   item: Format.InputItem,
   where: Where,
+  options: Format.DecodeOptions | undefined,
   raw: unknown = item
 ): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
   if (isOther(item, itemTypes)) return unsupported(at(where, "type"), item.type, otherItem(item.type))
@@ -211,12 +202,13 @@ export const decodeAssistantItem = (
       const id = item.id ?? undefined
       const rest = itemRest(raw, itemKeys.function_call)
       return Either.map(
-        parseArguments(item.arguments, at(where, "arguments")),
-        (input) => [
-          Block.toolCall(item.call_id, item.name, input, {
-            detail: detailOf({ ...(id === undefined ? {} : { id }), ...rest })
-          })
-        ]
+        toolCallOfArguments(
+          () => ({ format, ...at(where, "arguments") }),
+          { id: item.call_id, name: item.name, raw: item.arguments },
+          options?.invalidToolArguments,
+          { detail: detailOf({ ...(id === undefined ? {} : { id }), ...rest }) }
+        ),
+        (call) => [call]
       )
     }
     case undefined:
@@ -254,7 +246,8 @@ export const decodeAssistantItem = (
 const toConversation = (
   items: ReadonlyArray<Format.InputItem>,
   prefix: ConversionError.Path,
-  leading: ReadonlyArray<Message.Message>
+  leading: ReadonlyArray<Message.Message>,
+  options: Format.DecodeOptions | undefined
 ): Either.Either<Conversation.Conversation, Format.DecodeError> => {
   const out: Array<Message.Message> = [...leading]
   let results: Array<Block.ToolResultBlock> = []
@@ -291,7 +284,7 @@ const toConversation = (
       results.push(Block.toolResult(item.call_id, content.right.map((p) => p.block)))
       continue
     }
-    const blocks = decodeAssistantItem(item, where)
+    const blocks = decodeAssistantItem(item, where, options)
     if (Either.isLeft(blocks)) return Either.left(blocks.left)
     flushResults()
     ;(assistant ??= []).push(...blocks.right)
@@ -349,5 +342,5 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
     if (typeof items === "string") return Either.right([...leading, Message.user(items)])
     return { shape: itemList, value: items, path: atRequest.messages, locator: atRequest, leading }
   },
-  convert: (items, target) => toConversation(items, target.path, target.leading)
+  convert: (items, target, options) => toConversation(items, target.path, target.leading, options)
 })

@@ -9,6 +9,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
 import { isRecord, maxDepth, tooDeep } from "../plain.js"
 import * as R from "../response.js"
@@ -98,7 +99,8 @@ const metadataOf = (response: Record<string, unknown>): Json.JsonObject | undefi
 export type Error = ConversionError.DecodeError | ConversionError.NoAnswer | ConversionError.ProviderError
 
 export const decodeResponse = (
-  response: unknown
+  response: unknown,
+  options?: Format.DecodeOptions
 ): Either.Either<ModelResponse.ModelResponse, Error> =>
   total(format, (): Either.Either<ModelResponse.ModelResponse, Error> => {
     const deep = tooDeep(response)
@@ -170,7 +172,7 @@ export const decodeResponse = (
       if ((value.type === "message" || value.type === undefined) && "role" in value && Array.isArray(value.content)) {
         for (const part of value.content) if (part.type === "refusal") refusals.push(part.refusal)
       }
-      const decoded = decodeAssistantItem(value, where, r.output[k])
+      const decoded = decodeAssistantItem(value, where, options, r.output[k])
       if (Either.isLeft(decoded)) return Either.left(decoded.left)
       blocks.push(...decoded.right)
     }

@@ -14,6 +14,7 @@ import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
+import type * as Format from "../../OpenAiResponsesFormat.js"
 import { isRecord } from "../plain.js"
 import * as R from "../response.js"
 import { decodeResponse, type Error as ResponseError } from "./response.js"
@@ -156,7 +157,10 @@ const step = (state: State, event: unknown, index: number): State => {
   return state
 }
 
-export const finish = (state: State): Either.Either<ModelResponse.ModelResponse, Error> => {
+export const finish = (
+  state: State,
+  options?: Format.DecodeOptions
+): Either.Either<ModelResponse.ModelResponse, Error> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
@@ -177,11 +181,12 @@ export const finish = (state: State): Either.Either<ModelResponse.ModelResponse,
       const { status: _, ...item } = entry.item
       return item
     })
-  return decodeResponse({ ...state.final, output })
+  return decodeResponse({ ...state.final, output }, options)
 }
 
 export const decodeStream = <E, R>(
-  events: Stream.Stream<unknown, E, R>
+  events: Stream.Stream<unknown, E, R>,
+  options?: Format.DecodeOptions
 ): Effect.Effect<ModelResponse.ModelResponse, E | Error, R> =>
   Effect.flatMap(
     StreamModule.runFold(
@@ -204,5 +209,5 @@ export const decodeStream = <E, R>(
         return { ...next, count: state.count + 1 }
       }
     ),
-    (state) => finish(state)
+    (state) => finish(state, options)
   )
