@@ -15,7 +15,7 @@
  *   with the tool results moved to the front of their user message, as the API requires.
  *
  * **Decoding** reads what Anthropic clients really send and store: the reference's `{system,
- * messages}`, a whole request body (its request parameters, `model`, `max_tokens`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error) or a bare
+ * messages}`, a whole request body (its request parameters, `model`, `max_tokens`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is left out and reported as lost (`Codec.decodeReport`), except a key of another format's conversation, a `MalformedInput` naming it) or a bare
  * `messages` array; string or block content; `system` as a string or text blocks; mid-conversation
  * `role: "system"` messages; `redacted_thinking` as a reasoning block with empty text, its data as
  * the signature and `detail: {anthropic: {redacted: true}}` (encoded back as `redacted_thinking`).
@@ -65,6 +65,8 @@ import * as encoder from "./internal/anthropic/encode.js"
 import * as responseDecoder from "./internal/anthropic/response.js"
 import * as internal from "./internal/anthropic/schema.js"
 import * as streamDecoder from "./internal/anthropic/stream.js"
+import * as losses from "./internal/encodeLosses.js"
+import * as Report from "./internal/report.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
 /**
@@ -385,8 +387,9 @@ export interface Request extends Schema.Schema.Type<typeof Request> {}
  * The keys of a request body: where the conversation is (`system`, `messages`) and the Messages
  * API's other request parameters (`MessageCreateParams` of `@anthropic-ai/sdk` 1.16, with
  * `temperature`, `top_k`, `top_p`, `mcp_servers` and `betas` of earlier versions and the beta API),
- * which decoding accepts and ignores. Any other key is a `MalformedInput`: nothing is dropped
- * unseen, and an OpenAI body read as Anthropic says so.
+ * which decoding accepts and ignores. Any other key is left out and reported as lost
+ * (`Codec.decodeReport`), except a key of another format's conversation: a `MalformedInput` naming
+ * it (an OpenAI body read as Anthropic says so, instead of losing its system prompt).
  *
  * @category schemas
  * @since 0.1.0
@@ -421,7 +424,7 @@ export type Input = typeof Input.Type
  * @category models
  * @since 0.1.0
  */
-export interface EncodeOptions {
+export interface EncodeOptions extends Codec.Reporting {
   /**
    * The shape of the hoisted system prompt. `"string"` (default): the text blocks of the leading
    * system messages joined with `"\n\n"`. `"blocks"`: one text block per canonical text block, so
@@ -442,6 +445,14 @@ export interface EncodeOptions {
    * of only such blocks is then empty). `"fail"`: an `UnsupportedBlock` error.
    */
   readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
+  /**
+   * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
+   * the Messages API rejects (`tool_use` ids must be unique). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
+   * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
+   * the call it pairs with by position (the first earlier call with its id that is unanswered, else
+   * the last), so calls and results stay paired.
+   */
+  readonly reusedToolCallIds?: "error" | "rename" | undefined
 }
 
 /**
@@ -450,7 +461,7 @@ export interface EncodeOptions {
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions extends Codec.Reporting {}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -488,6 +499,13 @@ export const decodeErrors = ["MalformedInput", "MisplacedBlock", "UnsupportedCon
  */
 export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
+/** `encode` with what it loses, by the format's documented rules, reported to `onLoss`. */
+const reporting = Report.encoding(
+  (conversation: Conversation.Conversation, options: EncodeOptions | undefined) =>
+    encoder.encode(conversation, options),
+  losses.anthropic
+)
+
 /**
  * Convert a canonical conversation to Anthropic's `{system, messages}`. With default options the
  * result is, key order included, what the reference SDK's `convert_messages(messages, "anthropic")`
@@ -503,7 +521,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => encoder.encode(conversation, options)
+): Either.Either<Wire, EncodeError> => reporting(conversation, options)
 
 /**
  * Read an Anthropic transcript into a canonical conversation. Accepts a `{system?, messages}` object

@@ -655,3 +655,108 @@ export const toTransformation = <
     }).annotations({ parseOptions: { onExcessProperty: "preserve", propertyOrder: "original" } })
   )
 }
+
+// -----------------------------------------------------------------------------
+// losses
+// -----------------------------------------------------------------------------
+
+/**
+ * The option every format's `EncodeOptions` and `DecodeOptions` take: `onLoss` is told, once the
+ * conversion has succeeded, each thing it left out by the format's documented rules (a
+ * {@link ConversionError.Lost}: an ignored request parameter or key, a message's `name`, a tool
+ * result's `is_error` a format has no flag for, a reasoning signature, a `detail`, ...). Without it
+ * a conversion reports nothing and costs nothing more; a conversion that fails reports nothing.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Reporting {
+  readonly onLoss?: ((loss: ConversionError.Lost) => void) | undefined
+}
+
+/**
+ * A conversion's result and what it lost.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Reported<A> {
+  readonly value: A
+  readonly losses: ReadonlyArray<ConversionError.Lost>
+}
+
+/**
+ * `codec.encode`, with what it lost: the pure encode, `Either` as always, its losses collected
+ * through `onLoss` (see {@link Reporting}).
+ *
+ * @example
+ * ```ts
+ * import { Block, Codec, Message, OpenAiFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ *
+ * const conversation = [
+ *   Message.assistant([Block.toolCall("c1", "lookup", { id: 7 })]),
+ *   Message.user([Block.toolResult("c1", "not found", { isError: true })])
+ * ]
+ * const { losses } = Either.getOrThrow(Codec.encodeReport(OpenAiFormat.codec, conversation))
+ * for (const loss of losses) console.log(loss.message)
+ * ```
+ *
+ * ```text output
+ * openai: message 1, block 0: is_error is lost at $[1].blocks[0].is_error (encode): a Chat Completions tool message has no error flag (put the error in the text)
+ * ```
+ *
+ * @category losses
+ * @since 0.3.0
+ */
+export const encodeReport = <C extends Codec<any, any, any, any, any, any>>(
+  codec: C,
+  conversation: Conversation.Conversation,
+  options?: EncodeOptionsOf<C>
+): Either.Either<Reported<WireOf<C>>, EncodeErrorOf<C>> => {
+  const losses: Array<ConversionError.Lost> = []
+  return Either.map(
+    codec.encode(
+      conversation,
+      { ...options, onLoss: (loss: ConversionError.Lost) => losses.push(loss) }
+    ),
+    (value) => ({ value, losses })
+  )
+}
+
+/**
+ * `codec.decode`, with what it lost (see {@link Reporting}): keys of the input the canonical form
+ * has no place for, each at its path in the input.
+ *
+ * @example
+ * ```ts
+ * import { Codec, OpenAiFormat } from "openreward-effect"
+ * import * as Either from "effect/Either"
+ *
+ * const line = { model: "gpt-4o", messages: [{ role: "user", content: "Hi", name: "ada" }] }
+ * const { losses } = Either.getOrThrow(Codec.decodeReport(OpenAiFormat.codec, line))
+ * for (const loss of losses) console.log(loss.message)
+ * ```
+ *
+ * ```text output
+ * openai: model is lost at $.model (decode): a request parameter of the Chat Completions API, not part of the conversation
+ * openai: message 0: name is lost at $.messages[0].name (decode): a canonical message has no speaker name
+ * ```
+ *
+ * @category losses
+ * @since 0.3.0
+ */
+export const decodeReport = <C extends Codec<any, any, any, any, any, any>>(
+  codec: C,
+  input: unknown,
+  options?: DecodeOptionsOf<C>
+): Either.Either<Reported<Conversation.Conversation>, DecodeErrorOf<C>> => {
+  const losses: Array<ConversionError.Lost> = []
+  return Either.map(
+    codec.decode(
+      input,
+      { ...options, onLoss: (loss: ConversionError.Lost) => losses.push(loss) }
+    ),
+    (value) => ({ value, losses })
+  )
+}

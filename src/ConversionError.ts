@@ -334,6 +334,39 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
 }
 
 /**
+ * Something a conversion left out, by its format's documented rules: a key decoding ignores (a
+ * request parameter, a message's `name`, a fine-tuning `weight`, a key the format does not have), a
+ * field encoding has no place for (`is_error` in a Chat Completions tool message, a reasoning
+ * signature, a block's `detail`). It is not an error: a conversion reports its losses only when
+ * asked (`onLoss`, or `Codec.encodeReport` / `Codec.decodeReport`), and succeeds. It is a
+ * `Schema.TaggedError` so that a caller who wants no loss at all (`convert --strict`) can fail
+ * with it as it is.
+ *
+ * `direction` says what `path` is a path into: the input (`decode`), or the canonical conversation
+ * (`encode`). `field` names what was lost (a key, such as `"is_error"` or `"model"`).
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export class Lost extends Schema.TaggedError<Lost>("openreward-effect/ConversionError/Lost")("Lost", {
+  format: FormatName,
+  direction: Schema.Literal("decode", "encode"),
+  path: Path,
+  messageIndex: Schema.optional(Schema.Number),
+  blockIndex: Schema.optional(Schema.Number),
+  field: Schema.String,
+  reason: Schema.String
+}) {
+  /** @since 0.3.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${this.field} is lost at ${
+      formatPath(this.path)
+    } (${this.direction}): ${this.reason}`
+  }
+}
+
+/**
  * The conversion errors with the given tags: what a format's `EncodeError`, `DecodeError`,
  * `ResponseError` and `StreamError` are made of, from its lists of tags
  * (`AnthropicFormat.encodeErrors`, `AnthropicFormat.responseErrors`, ...).

@@ -162,6 +162,14 @@ export interface Options {
    * `UnsupportedParameter`, `"report"` leaves it out and lists it in `losses`.
    */
   readonly unsupported?: "error" | "report" | undefined
+  /**
+   * What the codecs leave out by their formats' documented rules (`ConversionError.Lost`: an
+   * ignored request key, a message's `name`, a fine-tuning `weight`, `is_error` in the chat
+   * formats, a reasoning signature, ...): `"ignore"` (the default: not looked for, costs nothing),
+   * `"report"` (listed in `losses`, each at its path in the record, or in the conversation for what
+   * encoding lost), `"error"` (the record fails with the first, as `convert --strict` does).
+   */
+  readonly lost?: "ignore" | "report" | "error" | undefined
   /** The target format's encode options (as `XFormat.encode` takes them). */
   readonly encode?: { readonly [key: string]: unknown } | undefined
   /** The source format's decode options. */
@@ -185,14 +193,20 @@ export interface Converted {
 // converting
 // -----------------------------------------------------------------------------
 
-/** The pipeline (`Codec.compose`) from each source format to `options.to`, with the options given. */
+/**
+ * The pipeline (`Codec.compose`) from each source format to `options.to`, with the options given;
+ * with `onLoss` (`lost` other than `"ignore"`), each side called with it added to its options.
+ */
 const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => {
-  const pipeline = Codec.compose<Codec.AnyDecoder, Codec.AnyEncoder>(
-    Format.decoders[from],
-    Format.encoders[options.to],
-    options
-  )
-  return { read: pipeline.decode, write: pipeline.encode }
+  const decoder: Codec.AnyDecoder = Format.decoders[from]
+  const encoder: Codec.AnyEncoder = Format.encoders[options.to]
+  const pipeline = Codec.compose<Codec.AnyDecoder, Codec.AnyEncoder>(decoder, encoder, options)
+  return {
+    read: (input, onLoss) =>
+      onLoss === undefined ? pipeline.decode(input) : decoder.decode(input, { ...options.decode, onLoss }),
+    write: (conversation, onLoss) =>
+      onLoss === undefined ? pipeline.encode(conversation) : encoder.encode(conversation, { ...options.encode, onLoss })
+  }
 }
 
 /**
@@ -211,6 +225,7 @@ export const converter = (
     record: options.record,
     messagesAt: options.messagesAt,
     unsupported: options.unsupported,
+    lost: options.lost,
     casing: options.encode?.["casing"] === "camel" ? "camel" : "snake"
   }, codecsFor(options))
 

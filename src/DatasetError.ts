@@ -78,22 +78,24 @@ export class InvalidUtf8 extends Schema.TaggedError<InvalidUtf8>(
 }
 
 /**
- * What a record conversion reports instead of failing, under `unsupported: "report"`: the setting it
- * left out. The conversation codecs' own documented losses (`is_error` in the chat formats, message
- * `name`, `weight`, ...) are not counted yet; they will join this union when the encoders report them.
+ * What a record conversion reports instead of failing: under `unsupported: "report"`, a tool setting
+ * it left out (`UnsupportedParameter`); under `lost: "report"`, what the conversation codecs left out
+ * by their formats' documented rules (`ConversionError.Lost`: `is_error` in the chat formats, a
+ * message's `name`, a fine-tuning `weight`, an ignored request key, ...).
  *
  * @category models
  * @since 0.3.0
  */
-export type Loss = UnsupportedParameter
+export type Loss = UnsupportedParameter | ConversionError.Lost
 
 /**
- * Every way converting one record can fail.
+ * Every way converting one record can fail: a conversion error, a tool setting the target cannot
+ * hold, or (under `lost: "error"`) the first thing a codec left out by its format's rules.
  *
  * @category models
  * @since 0.3.0
  */
-export type RecordError = ConversionError.ConversionError | UnsupportedParameter
+export type RecordError = ConversionError.ConversionError | UnsupportedParameter | ConversionError.Lost
 
 /**
  * Every way one line of a dataset can fail: its record's errors, or bytes that are not UTF-8.

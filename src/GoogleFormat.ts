@@ -22,7 +22,7 @@
  * later system messages as user turns.
  *
  * **Decoding** reads what Gemini clients really send and store: the reference's shape, a full
- * request body (its request parameters, `generationConfig`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error) or a bare `contents` array; snake_case
+ * request body (its request parameters, `generationConfig`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is left out and reported as lost (`Codec.decodeReport`), except a key of another format's conversation, a `MalformedInput` naming it) or a bare `contents` array; snake_case
  * or camelCase keys; `null` as "not set" (Python `model_dump()` output); `system_instruction` as a
  * string or a `Content`, also inside an SDK `config`. Function calls without ids get deterministic
  * ids (`call_<content>_<part>`), and responses are paired with calls by id, else by name. Thought
@@ -84,11 +84,13 @@ import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import * as losses from "./internal/encodeLosses.js"
 import * as decoder from "./internal/google/decode.js"
 import * as encoder from "./internal/google/encode.js"
 import * as responseDecoder from "./internal/google/response.js"
 import * as internal from "./internal/google/schema.js"
 import * as streamDecoder from "./internal/google/stream.js"
+import * as Report from "./internal/report.js"
 import type * as Json from "./Json.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
@@ -405,7 +407,8 @@ export type InputSystemInstruction = typeof InputSystemInstruction.Type
 /**
  * A request body as decode reads it: `contents`, and the system instruction at the top level or in
  * an SDK `config` (in one place, in one spelling). The request parameters ({@link requestKeys}) are ignored; any
- * other key is a `MalformedInput`.
+ * other key is left out and reported as lost, except a key of another format's conversation (a
+ * `MalformedInput`).
  *
  * @category schemas
  * @since 0.1.0
@@ -420,8 +423,9 @@ export interface InputRequest extends Schema.Schema.Type<typeof InputRequest> {}
 
 /**
  * The keys of a request body: where the conversation is and the API's request parameters (`generationConfig`, `tools`, `safetySettings`, ..., in either spelling; an SDK `config` is read for its system instruction), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
+ * ignores. Any other key is left out and reported as lost (`Codec.decodeReport`), except a
+ * key of another format's conversation: a `MalformedInput` naming it (another provider's body read
+ * with this format says so).
  *
  * @category schemas
  * @since 0.1.0
@@ -456,7 +460,7 @@ export type Input = typeof Input.Type
  * @category models
  * @since 0.1.0
  */
-export interface EncodeOptions {
+export interface EncodeOptions extends Codec.Reporting {
   /**
    * The spelling of keys. `"snake"` (default) as the reference SDK and the Python SDK write them;
    * `"camel"` for the JS SDK (`@google/genai`), which does not read snake_case parts.
@@ -491,6 +495,14 @@ export interface EncodeOptions {
    * `UnsupportedMessage` error. `"user"`: sent in place as a user turn with the same content.
    */
   readonly laterSystem?: "error" | "user" | undefined
+  /**
+   * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
+   * Gemini cannot pair by when `toolCallIds` sends the ids (without `toolCallIds`, responses are always named after the call they pair with by position). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
+   * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
+   * the call it pairs with by position (the first earlier call with its id that is unanswered, else
+   * the last), so calls and results stay paired.
+   */
+  readonly reusedToolCallIds?: "error" | "rename" | undefined
 }
 
 /**
@@ -499,7 +511,7 @@ export interface EncodeOptions {
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {}
+export interface DecodeOptions extends Codec.Reporting {}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -543,6 +555,13 @@ export const decodeErrors = [
  */
 export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
+/** `encode` with what it loses, by the format's documented rules, reported to `onLoss`. */
+const reporting = Report.encoding(
+  (conversation: Conversation.Conversation, options: EncodeOptions | undefined) =>
+    encoder.encode(conversation, options),
+  losses.google
+)
+
 /**
  * A canonical conversation as a Gemini request. With default options the result equals, key order
  * included, the reference SDK's `convert_messages(messages, "google")`; every case where the
@@ -569,7 +588,7 @@ export function encode(
   conversation: Conversation.Conversation,
   options?: EncodeOptions
 ): Either.Either<Wire, EncodeError> {
-  return encoder.encode(conversation, options)
+  return reporting(conversation, options)
 }
 
 /**

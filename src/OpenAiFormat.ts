@@ -19,7 +19,7 @@
  * error unless {@link EncodeOptions} says to move it into a user message.
  *
  * **Decoding** reads what OpenAI-compatible servers and clients really store: a bare message list
- * or a whole request body (its request parameters, `model`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is an error), `developer` messages, string or part
+ * or a whole request body (its request parameters, `model`, `tools`, ..., listed in `requestKeys`, are ignored; any other key is left out and reported as lost (`Codec.decodeReport`), except a key of another format's conversation, a `MalformedInput` naming it), `developer` messages, string or part
  * content, `null` assistant content, refusals, `reasoning_content` / `reasoning` /
  * `reasoning_details`, tool calls with JSON-string arguments, and `tool` messages, which are
  * regrouped into canonical user turns so that `decode(encode(c))` gives `c` back up to the losses
@@ -71,11 +71,13 @@ import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import * as losses from "./internal/encodeLosses.js"
 import * as decoder from "./internal/openai/decode.js"
 import * as encoder from "./internal/openai/encode.js"
 import * as responseDecoder from "./internal/openai/response.js"
 import * as internal from "./internal/openai/schema.js"
 import * as streamDecoder from "./internal/openai/stream.js"
+import * as Report from "./internal/report.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
 /**
@@ -521,8 +523,9 @@ export type InputMessage = typeof InputMessage.Type
 
 /**
  * The keys of a request body: where the conversation is and the Chat Completions request parameters (`model`, `tools`, `temperature`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
+ * ignores. Any other key is left out and reported as lost (`Codec.decodeReport`), except a
+ * key of another format's conversation: a `MalformedInput` naming it (another provider's body read
+ * with this format says so).
  *
  * @category schemas
  * @since 0.1.0
@@ -557,7 +560,7 @@ export type Input = typeof Input.Type
  * @category models
  * @since 0.1.0
  */
-export interface EncodeOptions {
+export interface EncodeOptions extends Codec.Reporting {
   /**
    * Which assistant-message field carries the reasoning. `"reasoning_content"` (default): the
    * DeepSeek / SGLang / vLLM chat-template convention. `"reasoning"`: the field vLLM now returns
@@ -592,7 +595,7 @@ export interface EncodeOptions {
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions {
+export interface DecodeOptions extends Codec.Reporting {
   /**
    * What to do with a `reasoning.encrypted` entry of OpenRouter's `reasoning_details` (opaque data:
    * OpenAI's encrypted reasoning, Anthropic's redacted thinking, Gemini's signatures). `"keep"`
@@ -647,6 +650,13 @@ export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "Unsuppor
  */
 export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
+/** `encode` with what it loses, by the format's documented rules, reported to `onLoss`. */
+const reporting = Report.encoding(
+  (conversation: Conversation.Conversation, options: EncodeOptions | undefined) =>
+    encoder.encode(name, conversation, options),
+  losses.chat(name)
+)
+
 /**
  * Convert a canonical conversation to a Chat Completions message list. With default options the
  * result is, key order included, what the reference SDK's `convert_messages(messages, "openai")`
@@ -662,12 +672,13 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => encoder.encode(name, conversation, options)
+): Either.Either<Wire, EncodeError> => reporting(conversation, options)
 
 /**
  * Read a Chat Completions transcript into a canonical conversation: a message list, or a request
  * body `{messages: [...]}` whose request parameters ({@link requestKeys}) are ignored; any other key
- * is a `MalformedInput`.
+ * is left out and reported as lost, except a key of another format's conversation (a
+ * `MalformedInput`).
  *
  * Errors locate the input: `path` is the full path into it, `messageIndex` indexes the message list,
  * and `blockIndex` the message's `content` parts, `tool_calls` or `reasoning_details`. Fails with

@@ -62,11 +62,13 @@ import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
 import type * as ConversionError from "./ConversionError.js"
+import * as losses from "./internal/encodeLosses.js"
 import * as decoder from "./internal/openaiResponses/decode.js"
 import * as encoder from "./internal/openaiResponses/encode.js"
 import * as responseDecoder from "./internal/openaiResponses/response.js"
 import * as internal from "./internal/openaiResponses/schema.js"
 import * as streamDecoder from "./internal/openaiResponses/stream.js"
+import * as Report from "./internal/report.js"
 import type * as ModelResponse from "./ModelResponse.js"
 
 /**
@@ -443,8 +445,9 @@ export type InputItem = typeof InputItem.Type
 /**
  * The keys of a request body: the conversation (`input`, `instructions`) and the Responses API's
  * request parameters (`model`, `tools`, `reasoning`, ...), which decoding accepts and ignores. Any
- * other key is a `MalformedInput` naming it (nothing is dropped unseen; another provider's body read
- * with this format says so).
+ * other key is left out and reported as lost (`Codec.decodeReport`), except a key of another
+ * format's conversation: a `MalformedInput` naming it (another provider's body read with this
+ * format says so).
  *
  * @category schemas
  * @since 0.1.0
@@ -479,7 +482,7 @@ export type Input = typeof Input.Type
  * @category models
  * @since 0.2.0
  */
-export interface EncodeOptions {
+export interface EncodeOptions extends Codec.Reporting {
   /**
    * What to do with a reasoning block that did not come from a Responses reasoning item (it has no
    * `detail.openai.id`: reasoning written by another provider or by hand), which the API cannot
@@ -502,7 +505,7 @@ export interface EncodeOptions {
  * @category models
  * @since 0.2.0
  */
-export interface DecodeOptions {
+export interface DecodeOptions extends Codec.Reporting {
   /**
    * A `function_call`'s `arguments` that are not a JSON object (a model's turn cut at the token
    * limit, a stray quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call
@@ -549,6 +552,13 @@ export const decodeErrors = ["MalformedInput", "InvalidToolArguments", "Unsuppor
  */
 export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
+/** `encode` with what it loses, by the format's documented rules, reported to `onLoss`. */
+const reporting = Report.encoding(
+  (conversation: Conversation.Conversation, options: EncodeOptions | undefined) =>
+    encoder.encode(conversation, options),
+  losses.openaiResponses
+)
+
 /**
  * Convert a canonical conversation to Responses `input` items.
  *
@@ -563,7 +573,7 @@ export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => encoder.encode(conversation, options)
+): Either.Either<Wire, EncodeError> => reporting(conversation, options)
 
 /**
  * Read Responses `input` items (an array, or a request body `{input, instructions?}`; a string

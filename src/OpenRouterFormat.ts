@@ -55,11 +55,13 @@ import type * as Either from "effect/Either"
 import type * as Stream from "effect/Stream"
 import * as Codec from "./Codec.js"
 import type * as Conversation from "./Conversation.js"
+import * as losses from "./internal/encodeLosses.js"
 import * as decoder from "./internal/openai/decode.js"
 import * as encoder from "./internal/openai/encode.js"
 import * as responseDecoder from "./internal/openai/response.js"
 import * as streamDecoder from "./internal/openai/stream.js"
 import * as internal from "./internal/openrouter/schema.js"
+import * as Report from "./internal/report.js"
 import type * as ModelResponse from "./ModelResponse.js"
 import * as OpenAiFormat from "./OpenAiFormat.js"
 
@@ -251,8 +253,9 @@ export type InputMessage = OpenAiFormat.InputMessage
 
 /**
  * The keys of a request body: where the conversation is and OpenAI's request parameters with OpenRouter's (`models`, `provider`, `reasoning`, ...), which decoding accepts and
- * ignores. Any other key is a `MalformedInput` naming it (nothing is dropped unseen; another
- * provider's body read with this format says so).
+ * ignores. Any other key is left out and reported as lost (`Codec.decodeReport`), except a
+ * key of another format's conversation: a `MalformedInput` naming it (another provider's body read
+ * with this format says so).
  *
  * @category schemas
  * @since 0.1.0
@@ -344,6 +347,13 @@ export const decodeErrors: typeof OpenAiFormat.decodeErrors = OpenAiFormat.decod
  */
 export type DecodeError = OpenAiFormat.DecodeError
 
+/** `encode` with what it loses, by the format's documented rules, reported to `onLoss`. */
+const reporting = Report.encoding(
+  (conversation: Conversation.Conversation, options: EncodeOptions | undefined) =>
+    encoder.encode(name, conversation, options),
+  losses.chat(name)
+)
+
 /**
  * Convert a canonical conversation to an OpenRouter message list. With default options the result
  * is, key order included, what the reference SDK's `convert_messages(messages, "openrouter")`
@@ -358,12 +368,13 @@ export type DecodeError = OpenAiFormat.DecodeError
 export const encode = (
   conversation: Conversation.Conversation,
   options?: EncodeOptions
-): Either.Either<Wire, EncodeError> => encoder.encode(name, conversation, options)
+): Either.Either<Wire, EncodeError> => reporting(conversation, options)
 
 /**
  * Read an OpenRouter (or any Chat Completions) transcript into a canonical conversation: a message
  * list, or a request body `{messages: [...]}` whose request parameters ({@link requestKeys}) are ignored
- * (any other key is a `MalformedInput`). Errors are located as in
+ * (any other key is left out and reported as lost, except a key of another format's conversation,
+ * a `MalformedInput`). Errors are located as in
  * `OpenAiFormat.decode` and name `openrouter`. Never throws.
  *
  * @category decoding

@@ -19,6 +19,7 @@ import * as PlainGoogle from "../bench/internal/plain/google.js"
 import * as PlainOpenAi from "../bench/internal/plain/openAi.js"
 import * as PlainJson from "../bench/internal/plain/pythonJson.js"
 import { dumps } from "../src/internal/pythonJson.js"
+import { firstReused } from "../src/internal/toolCallIds.js"
 
 const plain = {
   openai: PlainOpenAi,
@@ -99,6 +100,9 @@ describe("hand-written encoders", () => {
       `${provider}: same output as our codec (encodable conversations)`,
       [encodable(provider !== "google")],
       ([c]) => {
+        // reused tool-call ids: Anthropic refuses them, Gemini pairs by position (the hand-written
+        // encoders follow the reference there, tests/ToolCallIds.test.ts checks ours)
+        if ((provider === "anthropic" || provider === "google") && firstReused(c) !== undefined) return
         const ours: Either.Either<unknown, unknown> = Format.codecs[provider].encode(c)
         assert.isTrue(Either.isRight(ours))
         assertAgree(ours, () => plain[provider].encode(c))

@@ -116,6 +116,8 @@ const failedTool = [rich[0], toolOnly[1], {
   role: "user",
   blocks: [{ type: "tool_result", tool_call_id: "tc_1", is_error: true, blocks: [text("timeout")] }]
 }]
+// a trajectory that reuses its tool-call id (tau-bench does)
+const reusedIds = [...toolOnly, { role: "assistant", blocks: [text("again")] }, toolOnly[1], toolOnly[2]]
 const toolImage = [rich[0], toolOnly[1], {
   role: "user",
   blocks: [{
@@ -274,12 +276,29 @@ describe("cli convert", () => {
       /^MalformedInput: openai: malformed input at \$\.system: "system" is not a key of an openai /
     )
     assert.include(result.stderr, "pass --from anthropic")
-    // its request parameters are not conversation and are read past; any other key is an error
+    // its request parameters and keys of no conversation are read past, each counted as lost
     const body = { model: "gpt-4o", temperature: 0, messages: [{ role: "user", content: "hi" }] }
     assert.strictEqual((await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify(body))).code, 0)
-    const odd = await cli(["convert", "--from", "openai", "--to", "canonical"], JSON.stringify({ ...body, foo: 1 }))
-    assert.strictEqual(odd.code, 1)
-    assert.match(odd.stderr, /^MalformedInput: openai: malformed input at \$\.foo: /)
+    const lines = [{ ...body, foo: 1 }, body].map((b) => JSON.stringify(b)).join("\n")
+    const odd = await cli(["convert", "--jsonl", "--from", "openai", "--to", "canonical"], lines)
+    assert.strictEqual(odd.code, 0, odd.stderr)
+    assert.strictEqual(odd.stdout.split("\n").length, 3)
+    // the first loss of each kind is shown, the summary counts them all
+    assert.include(
+      odd.stderr,
+      "lost: line 1: openai: model is lost at $.model (decode): a request parameter of the Chat Completions API"
+    )
+    assert.include(odd.stderr, "openai: foo is lost at $.foo (decode): not a request parameter")
+    assert.notInclude(odd.stderr, "lost: line 2")
+    assert.include(
+      odd.stderr,
+      "; lost by the formats' rules: openai model (decode) 2, openai temperature (decode) 2, openai foo (decode) 1 ("
+    )
+    // --strict: any loss fails its record
+    const strict = await cli(["convert", "--jsonl", "--strict", "--from", "openai", "--to", "canonical"], lines)
+    assert.strictEqual(strict.code, 1)
+    assert.match(strict.stderr, /^Lost: line 1: openai: model is lost at \$\.model \(decode\)/)
+    assert.include(strict.stderr, "0 converted, 2 failed")
   })
 
   it("hints at --from when the input looks like another format", async () => {
@@ -334,7 +353,11 @@ describe("cli convert", () => {
     // a fine-tuning line with an id: its record shape
     const sft = { id: 7, messages: [{ role: "user", content: "hi" }] }
     const bare = await cli(["convert", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
-    assert.include(bare.stderr, "pass --record openai-sft")
+    assert.strictEqual(bare.code, 0, bare.stderr)
+    assert.include(bare.stderr, "openai: id is lost at $.id (decode)")
+    const strictly = await cli(["convert", "--strict", "--from", "openai", "--to", "anthropic"], JSON.stringify(sft))
+    assert.strictEqual(strictly.code, 1)
+    assert.include(strictly.stderr, "pass --record openai-sft")
     assert.strictEqual(
       (await cli(["convert", "--record", "openai-sft", "--to", "anthropic"], JSON.stringify(sft))).code,
       0
@@ -373,7 +396,8 @@ describe("cli convert", () => {
 })
 
 describe("cli options", () => {
-  type Covered<O> = { readonly [K in keyof Required<O>]: true }
+  // `onLoss` is the library's callback (Codec.Reporting), what `convert` itself passes: not a flag
+  type Covered<O> = { readonly [K in Exclude<keyof Required<O>, "onLoss">]: true }
   // A compile error here when a format gains an option: give it a flag in src/internal/cli/args.ts.
   const options: Covered<
     & OpenAiFormat.EncodeOptions
@@ -399,6 +423,7 @@ describe("cli options", () => {
     unsignedReasoning: true,
     reasoningWithoutId: true,
     systemRole: true,
+    reusedToolCallIds: true,
     encryptedReasoning: true,
     invalidToolArguments: true
   }
@@ -443,6 +468,7 @@ describe("cli options", () => {
     ["google", "tool-errors", "error", failedTool],
     ["google", "reasoning", "thought", rich],
     ["anthropic", "unsigned-reasoning", "text", unsigned],
+    ["anthropic", "reused-tool-call-ids", "rename", reusedIds],
     ["openai-responses", "reasoning-without-id", "text", rich],
     ["openai-responses", "system-role", "developer", support],
     ["openai-responses", "tool-arguments", "json", toolOnly]
@@ -870,7 +896,9 @@ describe("cli datasets", () => {
     const failures = path.join(tmp, "corpus-failures.jsonl")
     const input = fs.readFileSync(inputs, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
     for (const to of ["canonical", "anthropic", "google", "openai-responses"]) {
-      const args = ["convert", "--jsonl", "--record", "body", "--from", "openai", "--to", to, "--aligned"]
+      // tau-bench reuses tool-call ids, which Anthropic refuses: renamed (the default refusal below)
+      const rename = to === "anthropic" ? ["--reused-tool-call-ids", "rename"] : []
+      const args = ["convert", "--jsonl", "--record", "body", "--from", "openai", "--to", to, "--aligned", ...rename]
       const result = await cli([...args, "--unsupported", "report", "--failures", failures, inputs])
       assert.strictEqual(result.code, 1)
       const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
@@ -902,6 +930,19 @@ describe("cli datasets", () => {
         unsigned ? /convert: 22 converted, 10 failed, 0 blank/ : /convert: 23 converted, 9 failed, 0 blank/
       )
     }
+    const strictIds = await cli([
+      "convert",
+      "--jsonl",
+      "--record",
+      "body",
+      "--from",
+      "openai",
+      "--to",
+      "anthropic",
+      inputs
+    ])
+    assert.include(strictIds.stderr, "is used by an earlier tool call, and the Messages API needs unique ids")
+    assert.include(strictIds.stderr, "(on the command line: --reused-tool-call-ids rename)")
   })
 
   it("input as people have it: a byte order mark, bytes that are not UTF-8, gzip in and out", async () => {

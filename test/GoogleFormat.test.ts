@@ -5,8 +5,16 @@ import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { Block, Conversation, ConversionError, Message } from "openreward-effect"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
+import { unique } from "../src/internal/toolCallIds.js"
+import { standardImages } from "./utils/base64.js"
 import { codecLaws } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
+
+/** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
+function normalize(conversation: Conversation.Conversation, options?: Options): Conversation.Conversation {
+  // results pair with their calls by position (reused ids: src/internal/toolCallIds.ts)
+  return standardImages(normalizeAsWritten(unique(conversation), options))
+}
 
 // -----------------------------------------------------------------------------
 // helpers
@@ -1197,7 +1205,10 @@ const clean = <B extends Block.Block>(block: B): B => ({ ...block, detail: null 
  * - without `toolCallIds`, tool-call ids become `call_<content>_<part>` and each result is paired by
  *   function name (earliest unanswered earlier call, else latest earlier call, else first later call).
  */
-const normalize = (conversation: Conversation.Conversation, options: Options = {}): Conversation.Conversation => {
+const normalizeAsWritten = (
+  conversation: Conversation.Conversation,
+  options: Options = {}
+): Conversation.Conversation => {
   const leading = conversation.findIndex((m) => m.role !== "system")
   const split = leading === -1 ? conversation.length : leading
   const texts = conversation.slice(0, split).flatMap((m) =>

@@ -1,12 +1,15 @@
 /**
- * A request body read as a transcript: every key is where the conversation is or one of the API's
- * request parameters; any other key is a `MalformedInput` at that key, never dropped. Another
- * provider's body read with the wrong format is the case this exists for: its system prompt would
- * otherwise vanish.
+ * A request body read as a transcript: the keys that hold the conversation are read; the API's
+ * request parameters and keys no API of ours knows (Bedrock's `anthropic_version`, OpenRouter's
+ * `preset`, a dataset's `id`) are left out and reported as lost (`Codec.decodeReport`), never
+ * dropped without a word. A key holding another format's conversation is a `MalformedInput` at that
+ * key: another provider's body read with the wrong format is the case this exists for, its system
+ * prompt would otherwise vanish.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as AnthropicFormat from "openreward-effect/AnthropicFormat"
+import * as Codec from "openreward-effect/Codec"
 import type * as ConversionError from "openreward-effect/ConversionError"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
 import * as OpenAiFormat from "openreward-effect/OpenAiFormat"
@@ -42,12 +45,30 @@ describe("request bodies", () => {
       assert.deepStrictEqual(module.decode(full), plain)
     })
 
-    it(`${name}: any other key is a MalformedInput at that key`, () => {
-      const error = left(module.decode({ ...body, sytem: "typo" }))
-      assert.strictEqual(error._tag, "MalformedInput")
-      assert.deepStrictEqual((error as ConversionError.MalformedInput).path, ["sytem"])
-      assert.include(error.message, `"sytem" is not a key of`)
-      assert.include(error.message, `${name} request body`)
+    it(`${name}: any other key is left out of the conversation and reported as lost at that key`, () => {
+      const plain = module.decode(body)
+      const odd = { ...body, anthropic_version: "vertex-2023-10-16", preset: "@preset/x", sytem: "typo", id: null }
+      assert.deepStrictEqual(module.decode(odd), plain)
+      const reported = Codec.decodeReport(module.codec as Codec.Any, odd)
+      assert.isTrue(Either.isRight(reported))
+      const losses = Either.getOrThrow(reported).losses
+      // `null` holds nothing: not a loss
+      assert.deepStrictEqual(losses.map((loss) => loss.path), [["anthropic_version"], ["preset"], ["sytem"]])
+      for (const loss of losses) {
+        assert.strictEqual(loss._tag, "Lost")
+        assert.strictEqual(loss.direction, "decode")
+        assert.strictEqual(loss.format, name)
+        assert.include(loss.reason, "not a request parameter of the")
+      }
+    })
+
+    it(`${name}: a declared request parameter is reported as a request parameter`, () => {
+      const key = module.requestKeys.parameters[0]!
+      const losses = Either.getOrThrow(Codec.decodeReport(module.codec as Codec.Any, { ...body, [key]: 1 })).losses
+      assert.deepStrictEqual(losses.map((loss) => [loss.path, loss.reason.startsWith("a request parameter")]), [[
+        [key],
+        true
+      ]])
     })
 
     it(`${name}: the declared keys hold no duplicates and no conversation key among the parameters`, () => {
@@ -81,8 +102,22 @@ describe("request bodies", () => {
 
   it("a key named __proto__ is a key like any other (no prototype lookup), and nothing is polluted", () => {
     const body = JSON.parse(`{"messages": [{"role": "user", "content": "Hi"}], "__proto__": {"polluted": true}}`)
-    assert.deepStrictEqual(left(OpenAiFormat.decode(body)).message.includes(`"__proto__" is not a key`), true)
+    const reported = Either.getOrThrow(Codec.decodeReport(OpenAiFormat.codec, body))
+    assert.deepStrictEqual(reported.losses.map((loss) => loss.path), [["__proto__"]])
     assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
+
+  it("an OpenAI preference fine-tuning line is three conversations: an error that says so, in every format", () => {
+    const line = {
+      input: { messages: [user] },
+      preferred_output: [{ role: "assistant", content: "A" }],
+      non_preferred_output: [{ role: "assistant", content: "B" }]
+    }
+    for (const { module } of formats) {
+      const error = left(module.decode(line))
+      assert.strictEqual(error._tag, "MalformedInput")
+      assert.include(error.message, "preference fine-tuning record")
+    }
   })
 
   it("bare arrays have no body keys to check", () => {

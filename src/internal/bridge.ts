@@ -13,6 +13,7 @@ import * as ConversionError from "../ConversionError.js"
 import type * as Json from "../Json.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
+import { standard } from "./base64.js"
 import * as BlockError from "./blockError.js"
 import { isPlainObject } from "./plain.js"
 import { copyJson, copyJsonObject } from "./wireInput.js"
@@ -363,14 +364,14 @@ const dataUrl = /^data:([^;,]*)(;[^,]*)?,(.*)$/s
 
 /**
  * The bare base64 of a toolkit's string image data: a `data:` URL's payload (which must be base64),
- * or the string itself. `undefined` for a `data:` URL that is not base64.
+ * or the string itself, base64url rewritten to base64 (base64.ts). `undefined` for a `data:` URL that is not base64.
  */
 export const base64OfString = (data: string): { readonly data: string; readonly mediaType?: string } | undefined => {
   const match = dataUrl.exec(data)
-  if (match === null) return { data }
+  if (match === null) return { data: standard(data) }
   if (!(match[2] ?? "").split(";").includes("base64")) return undefined
-  return match[1] === undefined || match[1] === "" ? { data: match[3] ?? "" } : {
-    data: match[3] ?? "",
+  return match[1] === undefined || match[1] === "" ? { data: standard(match[3] ?? "") } : {
+    data: standard(match[3] ?? ""),
     mediaType: match[1]
   }
 }

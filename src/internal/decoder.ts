@@ -25,9 +25,11 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Conversation from "../Conversation.js"
 import * as ConversionError from "../ConversionError.js"
+import { excessKeys } from "./excessKeys.js"
 import * as Guard from "./guard.js"
 import { issueOf, type Pick } from "./parseIssue.js"
 import { isRecord, maxDepth, tooDeep } from "./plain.js"
+import { decodeLoss, type Report, type Reporting } from "./report.js"
 import * as RequestBody from "./requestBody.js"
 import { locate, type Locator, total } from "./wireInput.js"
 
@@ -39,6 +41,8 @@ export interface Shape<A> {
   readonly is: (u: unknown) => boolean
   /** The Schema decode, for the error (or for the rare value the guard leaves to it). */
   readonly decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+  /** The schema itself, for the keys it does not declare (excessKeys.ts), read only to report losses. */
+  readonly schema: Schema.Schema.AnyNoContext
 }
 
 /** A shape read from `schema` with `options` (what a struct does with keys it does not declare). */
@@ -47,7 +51,8 @@ export const shape = <A, I>(schema: Schema.Schema<A, I>, options: Guard.Options)
   let decode: ((u: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
   return {
     is: (u) => (is ??= Guard.compile(schema, options))(u),
-    decode: (u) => (decode ??= Schema.decodeUnknownEither(schema, options))(u)
+    decode: (u) => (decode ??= Schema.decodeUnknownEither(schema, options))(u),
+    schema
   }
 }
 
@@ -81,6 +86,8 @@ export interface Spec<T extends Target<any>, Out, E, O> {
   readonly format: ConversionError.FormatName
   /** The keys a request body may hold; absent when the format has no request body. */
   readonly requestKeys?: RequestBody.Keys | undefined
+  /** The API whose request parameters `requestKeys` lists, as losses name it ("the Messages API"). */
+  readonly api?: string | undefined
   /** Which issue of a failed Schema decode is reported (parseIssue.ts). */
   readonly issue: Pick
   /**
@@ -117,7 +124,9 @@ export const make = <T extends Target<any>, Out, E, O>(
   spec: Spec<T, Out, E, O>
 ): (input: unknown, options?: O) => Result<Out, E> => {
   const { convert, depthLimit, format, issue } = spec
-  const unknownKey = spec.requestKeys === undefined ? undefined : RequestBody.checker(format, spec.requestKeys)
+  const checkBody = spec.requestKeys === undefined
+    ? undefined
+    : RequestBody.checker(format, spec.requestKeys, spec.api ?? `${format} API`)
   const explain = spec.explain ?? ((target: T, options: O | undefined): Result<Out, E> => {
     if (depthLimit) {
       const deep = tooDeep(target.read === undefined ? target.value : target.read(target.value))
@@ -137,9 +146,9 @@ export const make = <T extends Target<any>, Out, E, O>(
     const { message, path } = issueOf(decoded.left, issue)
     return Either.left(malformed(format, [...target.path, ...path], message, target.locator))
   })
-  const run = (input: unknown, options: O | undefined): Result<Out, E> => {
-    if (unknownKey !== undefined && isRecord(input)) {
-      const error = unknownKey(input)
+  const run = (input: unknown, options: O | undefined, report: Report | undefined): Result<Out, E> => {
+    if (checkBody !== undefined && isRecord(input)) {
+      const error = checkBody(input, report)
       if (error !== undefined) return Either.left(error)
     }
     const target = spec.target(input, options)
@@ -147,7 +156,81 @@ export const make = <T extends Target<any>, Out, E, O>(
     // which costs less than `Either.isEither`'s symbol lookup on every call)
     if ((target as Partial<T>).shape === undefined) return target as Result<Out, E>
     const { shape, value } = target as T
-    return shape.is(value) ? convert(value as Value<T>, target as T, options) : explain(target as T, options)
+    const result = shape.is(value) ? convert(value as Value<T>, target as T, options) : explain(target as T, options)
+    if (report !== undefined && Either.isRight(result)) {
+      // a request body read as the target has its own keys reported by `checkBody`
+      excessLosses(format, target as T, report, checkBody !== undefined && value === input)
+    }
+    return result
   }
-  return (input, options) => total(format, () => run(input, options))
+  /**
+   * With `onLoss`: what the conversion left out goes to it once the decode succeeded, in this order:
+   * a request body's keys that are not the conversation, the keys the shape's schema does not
+   * declare (document order), then what the conversion chose to leave out (its own `onLoss` calls).
+   */
+  const reporting = (input: unknown, options: O | undefined, onLoss: Report): Result<Out, E> => {
+    const own: Array<ConversionError.Lost> = []
+    const found: Array<ConversionError.Lost> = []
+    const result = run(
+      input,
+      { ...options, onLoss: (loss: ConversionError.Lost) => own.push(loss) } as O,
+      (loss) => found.push(loss)
+    )
+    if (Either.isRight(result)) {
+      for (const loss of found) onLoss(loss)
+      for (const loss of own) onLoss(loss)
+    }
+    return result
+  }
+  return (input, options) => {
+    const onLoss = (options as Reporting | undefined)?.onLoss
+    return total(
+      format,
+      () => onLoss === undefined ? run(input, options, undefined) : reporting(input, options, onLoss)
+    )
+  }
+}
+
+// -----------------------------------------------------------------------------
+// losses: the keys the wire schemas do not declare
+// -----------------------------------------------------------------------------
+
+/** Why a key that decoding ignores is lost, for the keys the formats' pages name. */
+const reasons: { readonly [key: string]: string } = {
+  name: "a canonical message has no speaker name",
+  weight: "a fine-tuning weight has no place in a canonical message",
+  cache_control: "a caching hint for one request, not content",
+  annotations: "a canonical text block has no place for annotations (citations)",
+  detail: "an image's detail (resolution) hint has no place in a canonical image",
+  index: "a position in a streamed answer, not content",
+  status: "the state of an item when it was produced, not content",
+  logprobs: "token log probabilities are not content",
+  video_metadata: "a request-time hint for video input, not content",
+  videoMetadata: "a request-time hint for video input, not content",
+  media_resolution: "a request-time hint, not content",
+  mediaResolution: "a request-time hint, not content",
+  part_metadata: "metadata of a part, not content",
+  partMetadata: "metadata of a part, not content"
+}
+
+/** Report every key of the target's value that its shape's schema does not declare. */
+const excessLosses = <T extends Target<any>>(
+  format: ConversionError.FormatName,
+  target: T,
+  report: Report,
+  root: boolean
+): void => {
+  const found = excessKeys(target.shape.schema, target.value, { root })
+  for (const { key, path: inner } of found) {
+    const path = [...target.path, ...inner]
+    report(
+      decodeLoss(
+        format,
+        path,
+        key,
+        reasons[key] ?? `the ${format} format does not read this key, and the canonical form has no place for it`,
+        target.locator === undefined ? {} : locate(path, target.locator)
+      )
+    )
+  }
 }

@@ -77,8 +77,39 @@ const specific = (issue: ParseResult.ParseIssue, path: ConversionError.Path): Is
   return { path: [...path, ...keys(formatted?.path ?? [])], message: formatted?.message ?? "invalid input" }
 }
 
-/** The issue of `error` that `pick` chooses. */
-export const issueOf = (error: ParseResult.ParseError, pick: Pick): Issue => {
+const kind = (value: unknown): string =>
+  Array.isArray(value) ? "an array" : value === null ? "null" : typeof value === "object" ? "an object" : typeof value
+
+/**
+ * The issue at a path that exists in `input`: a Schema union reports a missing key of a struct
+ * member even where the value is no object (`$[0].type is missing` for an array at `$[0]`); there,
+ * the issue is the value that is not of the kind the next step needs, at its own path.
+ */
+export const anchored = (input: unknown, issue: Issue): Issue => {
+  let value = input
+  for (let i = 0; i < issue.path.length; i++) {
+    const step = issue.path[i]!
+    if (
+      typeof step === "number"
+        ? !Array.isArray(value)
+        : typeof value !== "object" || value === null || Array.isArray(value)
+    ) {
+      return {
+        path: issue.path.slice(0, i),
+        message: `expected ${typeof step === "number" ? "an array" : "an object"}, actual ${kind(value)}`
+      }
+    }
+    if (i === issue.path.length - 1) break
+    value = (value as { readonly [key: string]: unknown })[step as string]
+  }
+  return issue
+}
+
+/** The issue of `error` that `pick` chooses, at a path that exists in the input. */
+export const issueOf = (error: ParseResult.ParseError, pick: Pick): Issue =>
+  anchored((error.issue as { readonly actual?: unknown }).actual, chosen(error, pick))
+
+const chosen = (error: ParseResult.ParseError, pick: Pick): Issue => {
   if (pick === "specific") return specific(error.issue, [])
   let best: Issue | undefined
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {

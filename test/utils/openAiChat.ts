@@ -5,6 +5,15 @@
  */
 import type * as FastCheck from "effect/FastCheck"
 import { Block, type Conversation, Message } from "openreward-effect"
+import { standardImages } from "./base64.js"
+
+/** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
+export function normalize(
+  conversation: Conversation.Conversation,
+  options?: NormalizeOptions
+): Conversation.Conversation {
+  return standardImages(normalizeAsWritten(conversation, options))
+}
 
 export interface NormalizeOptions {
   readonly reasoningField?: "reasoning_content" | "reasoning" | "omit" | undefined
@@ -58,7 +67,7 @@ const toolResult = (
 }
 
 /** `conversation` as a Chat Completions round trip returns it. */
-export const normalize = (
+const normalizeAsWritten = (
   conversation: Conversation.Conversation,
   options: NormalizeOptions = {}
 ): Conversation.Conversation => {

@@ -6,7 +6,16 @@
  */
 import type * as FastCheck from "effect/FastCheck"
 import { Block, type Conversation, Message } from "openreward-effect"
+import { standardImages } from "./base64.js"
 import { content } from "./openAiChat.js"
+
+/** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
+export function normalize(
+  conversation: Conversation.Conversation,
+  options?: NormalizeOptions
+): Conversation.Conversation {
+  return standardImages(normalizeAsWritten(conversation, options))
+}
 
 export interface NormalizeOptions {
   readonly reasoningWithoutId?: "fail" | "omit" | "text" | undefined
@@ -36,7 +45,7 @@ const assistantBlocks = (
   })
 
 /** `conversation` as a Responses round trip returns it. */
-export const normalize = (
+const normalizeAsWritten = (
   conversation: Conversation.Conversation,
   options: NormalizeOptions = {}
 ): Conversation.Conversation => {

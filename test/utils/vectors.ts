@@ -441,6 +441,15 @@ const printsPythonJson = (what: string) =>
  * docs/compatibility.md.
  */
 export const differences: ReadonlyArray<Difference> = [
+  // a reused tool-call id: the reference names a Gemini response after the wrong call, and sends
+  // Anthropic duplicate tool_use ids, which the API rejects
+  {
+    name: "tool-call-id-reused",
+    surfaces: ["anthropic", "google"],
+    reason: "a result pairs with its call by position: Gemini names each function response after the call it " +
+      "answers (the reference names it after the last call with the id); Anthropic needs unique tool_use ids, so " +
+      "a reused id is an UnsupportedBlock unless reusedToolCallIds is \"rename\""
+  },
   // we read JSON strictly; the reference server's pydantic models are lax
   {
     name: "block-missing-type",

@@ -11,7 +11,7 @@ import type * as AnthropicFormat from "../../../src/AnthropicFormat.js"
 import type * as Block from "../../../src/Block.js"
 import type * as Conversation from "../../../src/Conversation.js"
 import type * as Message from "../../../src/Message.js"
-import { fail, isRecord, jsonObject, optionalString, string } from "./check.js"
+import { base64, fail, isRecord, jsonObject, optionalString, string } from "./check.js"
 
 type Wire = AnthropicFormat.Wire
 type WireMessage = AnthropicFormat.WireMessage
@@ -110,7 +110,7 @@ const decodeContent = (raw: unknown): Block.ContentBlock => {
       const source = raw.source
       if (!isRecord(source) || source.type !== "base64") return fail("only base64 image sources are canonical")
       return {
-        data: string(source.data, "data"),
+        data: base64(string(source.data, "data")),
         mimeType: string(source.media_type, "media_type"),
         detail: null,
         type: "image"

@@ -44,3 +44,11 @@ const isJson = (u: unknown): boolean => {
 /** `u` if it is a JSON object (checked deeply: finite numbers, no `undefined`, no functions). */
 export const jsonObject = (u: unknown, what: string): Json.JsonObject =>
   isRecord(u) && isJson(u) ? (u as Json.JsonObject) : fail(`${what} must be a JSON object`)
+
+/** Image data in standard base64: base64url (`-`, `_`, padding left out) rewritten, anything else as it is. */
+export const base64 = (data: string): string => {
+  if (!/[-_]/.test(data) || !/^[A-Za-z0-9_-]*={0,2}$/.test(data)) return data
+  const bare = data.replace(/=+$/, "")
+  if (bare.length % 4 === 1) return data
+  return bare.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (bare.length % 4)) % 4)
+}

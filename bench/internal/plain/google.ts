@@ -6,7 +6,7 @@ import type * as Block from "../../../src/Block.js"
 import type * as Conversation from "../../../src/Conversation.js"
 import type * as Json from "../../../src/Json.js"
 import type * as Message from "../../../src/Message.js"
-import { fail, isRecord, jsonObject, string } from "./check.js"
+import { base64, fail, isRecord, jsonObject, string } from "./check.js"
 
 type Part = { readonly [key: string]: unknown }
 
@@ -116,7 +116,7 @@ const imageBlock = (blob: unknown): Block.ImageBlock => {
   if (!isRecord(blob)) return fail("inline_data must be an object")
   const mime = either(blob, "mime_type", "mimeType")
   return {
-    data: string(blob.data, "data"),
+    data: base64(string(blob.data, "data")),
     mimeType: mime === undefined ? fail("mime_type is missing") : string(mime, "mime_type"),
     detail: null,
     type: "image"

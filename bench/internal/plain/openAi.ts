@@ -6,7 +6,7 @@ import type * as Block from "../../../src/Block.js"
 import type * as Conversation from "../../../src/Conversation.js"
 import type * as Json from "../../../src/Json.js"
 import type * as Message from "../../../src/Message.js"
-import { fail, isRecord, jsonObject, optionalString, string } from "./check.js"
+import { base64, fail, isRecord, jsonObject, optionalString, string } from "./check.js"
 import { dumps } from "./pythonJson.js"
 
 /** A Chat Completions message, loosely typed: the benchmark compares values, not types. */
@@ -122,7 +122,7 @@ const decodePart = (raw: unknown, assistant: boolean): Block.ContentBlock => {
       const url = string(image.url, "url")
       const match = dataUrl.exec(url)
       if (match === null) return fail("only base64 data URLs are canonical")
-      return { data: url.slice(match[0].length), mimeType: match[1] ?? "", detail: null, type: "image" }
+      return { data: base64(url.slice(match[0].length)), mimeType: match[1] ?? "", detail: null, type: "image" }
     }
     case "refusal":
       if (assistant) return text(string(raw.refusal, "refusal"))

@@ -13,6 +13,7 @@ import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import { isRecord } from "../plain.js"
@@ -90,7 +91,7 @@ const decodeContent = (
       const source = block.source
       switch (source.type) {
         case "base64":
-          return Block.image(source.data, source.media_type)
+          return Block.image(standard(source.data), source.media_type)
         case "url":
           return unsupported(
             where,
@@ -251,6 +252,7 @@ const messageList = Decoder.shape(Schema.Array(Wire.InputMessage), { onExcessPro
 export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
   format,
   requestKeys: Wire.requestKeys,
+  api: "Messages API",
   issue: "deepest",
   depthLimit: true,
   target: (input): Decoder.Target<Format.Request | ReadonlyArray<Format.InputMessage>> | Decoder.Result<never, never> =>

@@ -17,6 +17,7 @@ import type * as Block from "../../Block.js"
 import * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
+import * as ToolCallIds from "../toolCallIds.js"
 import * as Reasoning from "./reasoning.js"
 import * as Redacted from "./redacted.js"
 
@@ -264,7 +265,15 @@ export const encode = (
   const encoded: Either.Either<Format.Wire, Format.EncodeError> = Either.isLeft(prepared)
     ? Either.left(prepared.left)
     : encodeConversation(prepared.right, options)
-  if (Either.isRight(encoded)) return encoded
+  if (Either.isRight(encoded)) {
+    // tool_use ids must be unique: checked once the rest encodes (the other errors come first)
+    const reused = ToolCallIds.firstReused(conversation)
+    if (reused === undefined) return encoded
+    if (options?.reusedToolCallIds !== "rename") {
+      return Either.left(ToolCallIds.reusedError("anthropic", reused, "the Messages API"))
+    }
+    return encode(ToolCallIds.unique(conversation), options)
+  }
   const placed = Conversation.validate(conversation)
   return Either.isLeft(placed) ? Either.left(placed.left) : encoded
 }

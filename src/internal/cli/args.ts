@@ -126,6 +126,16 @@ export const formatFlags: ReadonlyArray<Flag> = [
       "a reasoning block without a signature: sent as thinking (the reference), as text, left out, or an error"
   },
   {
+    name: "reused-tool-call-ids",
+    key: "reusedToolCallIds",
+    kind: "choice",
+    choices: choice(["error", "rename"]),
+    default: "error",
+    appliesTo: { side: "to", formats: ["anthropic", "google"] },
+    description:
+      "a tool-call id an earlier call already has (google: with --tool-call-ids): an error, or renamed <id>~<n> in the call and the results paired with it"
+  },
+  {
     name: "later-system",
     key: "laterSystem",
     kind: "choice",
@@ -315,6 +325,13 @@ export const convert: Command = {
       default: "error",
       description:
         "a tool setting the target has no place for (a built-in tool, strict for google, ...): the record fails, or it is left out and reported"
+    },
+    {
+      name: "strict",
+      key: "strict",
+      kind: "boolean",
+      description:
+        "anything a conversion loses by the formats' documented rules (an ignored request key, a message's name, is_error, a signature, ...) fails the record; without it each is counted in the summary"
     },
     {
       name: "aligned",

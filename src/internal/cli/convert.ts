@@ -292,6 +292,8 @@ export const run = async (options: Options, io: Io): Promise<number> => {
   let failed = 0
   let blank = 0
   let lost = 0
+  // what the codecs lost by their formats' rules: counted by rule, the first of each shown
+  const rules = new Map<string, number>()
   let bytesRead = 0
   const shapes = new Map<string, number>()
 
@@ -318,9 +320,17 @@ export const run = async (options: Options, io: Io): Promise<number> => {
     await out.write(done.bytes ?? done.out ?? "")
     for (const failure of done.failures) await report(failure)
     for (const loss of done.losses) {
-      lost++
+      if (loss.rule !== undefined) {
+        const seen = rules.get(loss.rule) ?? 0
+        rules.set(loss.rule, seen + 1)
+        if (seen > 0 || options.quiet) continue
+      } else lost++
       progress.clear()
-      io.stderr.write(`lost: ${unit} ${loss.line}: ${loss.message}\n`)
+      io.stderr.write(
+        `lost: ${unit} ${loss.line}: ${loss.message}${
+          loss.rule === undefined ? "" : " (the first of its kind; the summary counts them)"
+        }\n`
+      )
     }
     converted += done.converted
     blank += done.blank
@@ -486,8 +496,10 @@ export const run = async (options: Options, io: Io): Promise<number> => {
           break
         }
         const result = await engine.document(record)
-        if (result.ok) await out.write(result.json + "\n")
-        else await report(result.failure)
+        if (result.ok) {
+          await out.write(result.json + "\n")
+          if (!options.quiet) { for (const loss of result.losses) io.stderr.write(`lost: ${loss}\n`) }
+        } else await report(result.failure)
         break
       }
     }
@@ -516,6 +528,10 @@ export const run = async (options: Options, io: Io): Promise<number> => {
     io.stderr.write(
       `${program} convert: ${thousands(converted)} converted, ${thousands(failed)} failed, ${thousands(blank)} blank${
         lost > 0 ? `, ${thousands(lost)} settings left out` : ""
+      }${
+        rules.size === 0 ?
+          "" :
+          `; lost by the formats' rules: ${[...rules].map(([rule, n]) => `${rule} ${thousands(n)}`).join(", ")}`
       } (${thousands(seen)} ${options.framing === "json-seq" ? "record" : unit}${seen === 1 ? "" : "s"}${read})\n`
     )
   }

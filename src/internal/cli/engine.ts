@@ -24,6 +24,10 @@ export interface Options {
   readonly record: Shapes.Shape | "auto" | undefined
   readonly messagesAt: ReadonlyArray<string | number> | undefined
   readonly unsupported: "error" | "report"
+  /** `--strict`: anything a codec loses by its format's rules fails the record (else it is counted). */
+  readonly strict: boolean
+  /** `--quiet`: no summary, so losses are not looked for (unless `strict`): nothing extra runs. */
+  readonly quiet?: boolean | undefined
   /** The `--to` format's encode options, as the library names them. */
   readonly encode: { readonly [key: string]: unknown }
   /** The `--from` format's decode options. */
@@ -43,10 +47,15 @@ export interface Failure {
   readonly path: ReadonlyArray<string | number>
 }
 
-/** One setting left out under `--unsupported report`. */
+/**
+ * One thing left out: a tool setting under `--unsupported report` (`rule` absent), or what a codec
+ * lost by its format's documented rules (`rule`: what is counted together in the summary, the
+ * format, direction and field).
+ */
 export interface Loss {
   readonly line: number
   readonly message: string
+  readonly rule?: string | undefined
 }
 
 /** What a block of records gave. */
@@ -77,6 +86,7 @@ const specOf = (options: Options, overrides: Partial<Shapes.Spec> = {}): Shapes.
   record: options.record,
   messagesAt: options.messagesAt,
   unsupported: options.unsupported,
+  lost: options.strict ? "error" : options.quiet === true ? "ignore" : "report",
   casing: options.encode["casing"] === "camel" ? "camel" : "snake",
   ...overrides
 })
@@ -125,7 +135,17 @@ const build = async (
   ]))
   return Shapes.converter(spec, (from) => {
     const pipeline = pipelines.get(from as Source)!
-    return { read: pipeline.decode, write: pipeline.encode }
+    const decoder = loaded.decoders.get(from as Source)!
+    const decodeOptions = from === options.from ? options.decode : {}
+    // with `onLoss` (losses looked for): each side called with it added to its options
+    return {
+      read: (input, onLoss) =>
+        onLoss === undefined ? pipeline.decode(input) : decoder.decode(input, { ...decodeOptions, onLoss }),
+      write: (conversation, onLoss) =>
+        onLoss === undefined
+          ? pipeline.encode(conversation)
+          : encoder.encode(conversation, { ...options.encode, onLoss })
+    }
   })
 }
 
@@ -168,7 +188,7 @@ export const make = async (options: Options) => {
     let found = trials.get(key)
     if (found === undefined) {
       found = how === "read"
-        ? await build({ ...spec, unsupported: "report" }, options, loaded, "read")
+        ? await build({ ...spec, unsupported: "report", lost: "ignore" }, options, loaded, "read")
         : await build(spec, { ...options, encode: how.encode }, loaded)
       trials.set(key, found)
     }
@@ -256,7 +276,13 @@ export const make = async (options: Options) => {
       const { value: written, losses: lost, shape } = result.right
       out += JSON.stringify(written) + "\n"
       converted++
-      for (const loss of lost) losses.push({ line, message: `${loss._tag}: ${loss.message}` })
+      for (const loss of lost) {
+        losses.push(
+          loss._tag === "Lost"
+            ? { line, message: loss.message, rule: `${loss.format} ${loss.field} (${loss.direction})` }
+            : { line, message: `${loss._tag}: ${loss.message}` }
+        )
+      }
       if (shape !== undefined) shapes[shape] = (shapes[shape] ?? 0) + 1
     }
     const text = (line: number, t: string) => {
@@ -319,12 +345,21 @@ export const make = async (options: Options) => {
       records.forEach((r, i) => c.value(first + i, r))
       return c.finish()
     },
-    /** One document: its converted JSON (indented), or its failure. */
+    /** One document: its converted JSON (indented) and what it lost, or its failure. */
     document: async (
       record: unknown
-    ): Promise<{ readonly ok: true; readonly json: string } | { readonly ok: false; readonly failure: Failure }> => {
+    ): Promise<
+      | { readonly ok: true; readonly json: string; readonly losses: ReadonlyArray<string> }
+      | { readonly ok: false; readonly failure: Failure }
+    > => {
       const result = convert(record)
-      if (Either.isRight(result)) return { ok: true, json: JSON.stringify(result.right.value, null, 2) }
+      if (Either.isRight(result)) {
+        return {
+          ok: true,
+          json: JSON.stringify(result.right.value, null, 2),
+          losses: result.right.losses.map((loss) => `${loss._tag === "Lost" ? "" : `${loss._tag}: `}${loss.message}`)
+        }
+      }
       const error = result.left
       return {
         ok: false,

@@ -119,6 +119,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
     record: values["record"] as Args.Shape | "auto" | undefined,
     messagesAt,
     unsupported: values["unsupported"] === "report" ? "report" : "error",
+    strict: values["strict"] === true,
     encode: side("to"),
     decode: side("from"),
     aligned: values["aligned"] === true,

@@ -43,19 +43,37 @@ export interface Layout {
   readonly slots: ReadonlyArray<Slot>
 }
 
-/** The two codecs a conversion needs, bound to their formats and options. */
+/**
+ * The two codecs a conversion needs, bound to their formats and options. Given `onLoss`, each
+ * reports what it loses by its format's documented rules (`Codec.Reporting`).
+ */
 export interface Codecs {
-  readonly read: (input: unknown) => Either.Either<Conversation.Conversation, ConversionError.ConversionError>
-  readonly write: (conversation: Conversation.Conversation) => Either.Either<unknown, ConversionError.ConversionError>
+  readonly read: (
+    input: unknown,
+    onLoss?: (loss: ConversionError.Lost) => void
+  ) => Either.Either<Conversation.Conversation, ConversionError.ConversionError>
+  readonly write: (
+    conversation: Conversation.Conversation,
+    onLoss?: (loss: ConversionError.Lost) => void
+  ) => Either.Either<unknown, ConversionError.ConversionError>
 }
 
 /** What a conversion does with a setting the target has no place for. */
 export type Unsupported = "error" | "report"
 
+/**
+ * What a conversion does with what the codecs lose by their formats' documented rules
+ * (`ConversionError.Lost`): `"ignore"` (the default: not looked for, costs nothing), `"report"`
+ * (listed in `losses`), `"error"` (the record fails with the first).
+ */
+export type Lost = "ignore" | "report" | "error"
+
 export interface Options {
   readonly to: Target
   /** Default `"error"`. */
   readonly unsupported?: Unsupported | undefined
+  /** Default `"ignore"`. */
+  readonly lost?: Lost | undefined
   /** Gemini's key spelling for tool settings (the codec's `casing`, default `"snake"`). */
   readonly casing?: "snake" | "camel" | undefined
 }
@@ -101,7 +119,10 @@ const malformed = (format: Source, path: Path, reason: string) =>
   new ConversionError.MalformedInput({ format, path, reason })
 
 /** `error` with its path moved by `move` (a decoder's paths are into what it was given). */
-const rebase = <E extends ConversionError.ConversionError>(error: E, move: (path: Path) => Path): E => {
+const rebase = <E extends ConversionError.ConversionError | ConversionError.Lost>(
+  error: E,
+  move: (path: Path) => Path
+): E => {
   const Class = error.constructor as new(props: object) => E
   const { _tag: _, ...fields } = error as E & { readonly path: Path }
   return new Class({ ...fields, path: move(error.path) })
@@ -159,7 +180,12 @@ interface Context {
   readonly codecs: Codecs
   readonly options: Options
   readonly losses: Array<DatasetError.Loss>
+  /** Where the codecs' losses go (`undefined` under `lost: "ignore"`), their paths moved by `move`. */
+  readonly lost: ((move: (path: Path) => Path) => (loss: ConversionError.Lost) => void) | undefined
 }
+
+/** The codecs' losses, their paths in the record (a decode loss) or in the conversation (encode). */
+const losses = (context: Context, move: (path: Path) => Path) => context.lost?.(move)
 
 /** A problem is an error, or (under `"report"`) a loss; `undefined` when it is reported. */
 const settle = (
@@ -221,9 +247,10 @@ const convertList = (context: Context, record: unknown, slot: Slot & { kind: "li
   if (!Array.isArray(found.found)) {
     return Either.left(malformed(layout.from, slot.at, `${describePath(slot.at)} must be a list of messages`))
   }
-  return codecs.read(found.found).pipe(
-    Either.mapLeft((e) => rebase(e, (p) => [...slot.at, ...p])),
-    Either.flatMap(codecs.write),
+  const move = (p: Path): Path => [...slot.at, ...p]
+  return codecs.read(found.found, losses(context, move)).pipe(
+    Either.mapLeft((e) => rebase(e, move)),
+    Either.flatMap((conversation) => codecs.write(conversation, losses(context, identity))),
     Either.flatMap((wire) => messageList(options.to, wire, slot.at)),
     Either.map((list) => (value: unknown) => replaceAt(value, slot.at, list))
   )
@@ -289,9 +316,9 @@ const convertBody = (
   const problem = settle(context, settingsRead.problems)
   if (problem !== undefined) return Either.left(problem)
 
-  const conversation = Either.mapLeft(codecs.read(input), (e) => rebase(e, move))
+  const conversation = Either.mapLeft(codecs.read(input, losses(context, move)), (e) => rebase(e, move))
   if (Either.isLeft(conversation)) return Either.left(conversation.left)
-  const wire = codecs.write(conversation.right)
+  const wire = codecs.write(conversation.right, losses(context, identity))
   if (Either.isLeft(wire)) return Either.left(wire.left)
 
   const keyOut = slot.messagesKey ?? messagesKeys[options.to]
@@ -371,20 +398,25 @@ const wholeProblems = (from: Source, record: unknown): ReadonlyArray<Tools.Probl
 export const converter =
   (layout: Layout, codecs: Codecs, options: Options) =>
   (record: unknown): Either.Either<Converted, DatasetError.RecordError> => {
-    const context: Context = { layout, codecs, options, losses: [] }
+    const found: Array<DatasetError.Loss> = []
+    const lost = options.lost === "report" || options.lost === "error"
+      ? (move: (path: Path) => Path) => (loss: ConversionError.Lost) =>
+        found.push(loss.direction === "decode" ? rebase(loss, move) : loss)
+      : undefined
+    const context: Context = { layout, codecs, options, losses: found, lost }
     let value = record
     for (const slot of layout.slots) {
       if (slot.kind === "whole") {
         const problem = settle(context, wholeProblems(layout.from, record))
         if (problem !== undefined) return Either.left(problem)
-        const converted = Either.flatMap(codecs.read(record), codecs.write)
+        const converted = whole(context, record)
         if (Either.isLeft(converted)) return Either.left(converted.left)
         value = converted.right
         continue
       }
       if (Array.isArray(record) && slot.kind === "body" && slot.at.length === 0) {
         // a bare message list: a body that holds nothing else
-        const converted = Either.flatMap(codecs.read(record), codecs.write)
+        const converted = whole(context, record)
         if (Either.isLeft(converted)) return Either.left(converted.left)
         value = converted.right
         continue
@@ -405,8 +437,21 @@ export const converter =
       if (Either.isLeft(replace)) return Either.left(replace.left)
       value = replace.right(value)
     }
-    return Either.right({ value, losses: context.losses })
+    if (options.lost === "error") {
+      const first = found.find((loss): loss is ConversionError.Lost => loss._tag === "Lost")
+      if (first !== undefined) return Either.left(first)
+    }
+    return Either.right({ value, losses: found })
   }
+
+const identity = (path: Path): Path => path
+
+/** The record as one conversation, read and written whole. */
+const whole = (context: Context, record: unknown) =>
+  Either.flatMap(
+    context.codecs.read(record, losses(context, identity)),
+    (conversation) => context.codecs.write(conversation, losses(context, identity))
+  )
 
 // -----------------------------------------------------------------------------
 // JSON pointers

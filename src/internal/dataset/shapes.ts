@@ -55,6 +55,7 @@ export interface Spec {
   /** The message list's path (a field, or a JSON pointer's steps); its parent holds the rest of the body. */
   readonly messagesAt?: ReadonlyArray<string | number> | undefined
   readonly unsupported?: Record.Unsupported | undefined
+  readonly lost?: Record.Lost | undefined
   readonly casing?: "snake" | "camel" | undefined
 }
 
@@ -142,7 +143,12 @@ export interface Converted extends Record.Converted {
 
 /** The converter for `spec`, with the codecs `codecsFor` gives for each source format. */
 export const converter = (spec: Spec, codecsFor: (from: Record.Source) => Record.Codecs) => {
-  const options: Record.Options = { to: spec.to, unsupported: spec.unsupported, casing: spec.casing }
+  const options: Record.Options = {
+    to: spec.to,
+    unsupported: spec.unsupported,
+    lost: spec.lost,
+    casing: spec.casing
+  }
   const fixed = layoutOf(spec)
   if (fixed !== undefined) {
     const convert = Record.converter(fixed, codecsFor(fixed.from), options)

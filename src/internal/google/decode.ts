@@ -21,6 +21,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Format from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import { isRecord } from "../plain.js"
@@ -221,7 +222,48 @@ const classify = (
   return Either.right({ data: found[0], thought: part.thought === true, signature })
 }
 
+/**
+ * A repeated field that the API also takes as a single object (`contents`, `parts`): its items, and
+ * the path of item `i` in the input (`at` itself for a single object, so every path exists there).
+ */
+const repeated = <A>(
+  value: ReadonlyArray<A> | A | null | undefined,
+  at: Path
+): { readonly parts: ReadonlyArray<A>; readonly at: (i: number) => Path } =>
+  value === null || value === undefined
+    ? { parts: [], at: (i) => [...at, i] }
+    : Array.isArray(value)
+    ? { parts: value as ReadonlyArray<A>, at: (i) => [...at, i] }
+    : { parts: [value as A], at: () => at }
+
 const noData = "a part must set one of text, inline_data, function_call or function_response"
+
+/**
+ * The keys of a part that describe other parts or the request, not content: the API accepts a part
+ * holding only these (Google's own examples send `videoMetadata` alone). Such a part becomes no
+ * block; what it held is reported as lost (decoder.ts) when the caller asks.
+ */
+const metadataKeys: ReadonlySet<string> = new Set([
+  "video_metadata",
+  "videoMetadata",
+  "part_metadata",
+  "partMetadata",
+  "media_resolution",
+  "mediaResolution"
+])
+
+/** Does the part hold metadata and nothing else (no data, no signature, `thought` unset or false)? */
+const onlyMetadata = (part: Format.InputPart): boolean => {
+  let any = false
+  for (const key in part) {
+    if (!hasOwn.call(part, key)) continue
+    const value = (part as { readonly [key: string]: unknown })[key]
+    if (value === null || value === undefined) continue
+    if (metadataKeys.has(key)) any = true
+    else if (!(key === "thought" && value === false)) return false
+  }
+  return any
+}
 
 /** What one part becomes, before placement by role. */
 type Piece =
@@ -251,7 +293,7 @@ const image = (
     const key = blob.key === "inlineData" ? "mimeType" : "mime_type"
     return Either.left(malformed([...here, key], "is missing", location))
   }
-  return Either.right(Block.image(blob.value.data, mime.right.value))
+  return Either.right(Block.image(standard(blob.value.data), mime.right.value))
 }
 
 const responseContent = (
@@ -376,9 +418,11 @@ const decodePart = (
     )
   }
   if (data === undefined) {
-    return signature === undefined
-      ? Either.left(malformed(at, noData, location))
-      : Either.right([reasoning("", signature.value)])
+    return signature !== undefined
+      ? Either.right([reasoning("", signature.value)])
+      : onlyMetadata(part)
+      ? Either.right([])
+      : Either.left(malformed(at, noData, location))
   }
   if (data._tag === "text" && thought) {
     return Either.right([reasoning(data.value, signature?.value ?? null)])
@@ -462,14 +506,17 @@ const decodeSystem = (
   root: Path
 ): Either.Either<Message.SystemMessage, ConversionError.MalformedInput> => {
   if (typeof instruction.value === "string") return Either.right(Message.system(instruction.value))
-  const parts = instruction.value.parts ?? []
+  const { at: partAt, parts } = repeated(instruction.value.parts, [...root, instruction.key, "parts"])
   const blocks: Array<Message.SystemBlock> = []
   for (let j = 0; j < parts.length; j++) {
-    const at = [...root, instruction.key, "parts", j]
+    const at = partAt(j)
     const classified = classify(parts[j]!, at, {})
     if (Either.isLeft(classified)) return Either.left(classified.left)
     const { data, signature, thought } = classified.right
-    if (data === undefined) return Either.left(malformed(at, noData))
+    if (data === undefined) {
+      if (signature === undefined && onlyMetadata(parts[j]!)) continue
+      return Either.left(malformed(at, noData))
+    }
     if (thought || signature !== undefined) return Either.left(malformed(at, systemPartReason))
     switch (data._tag) {
       case "text":
@@ -795,6 +842,7 @@ const target = (input: unknown): Decoder.Target<Read> | Decoder.Result<never, ne
 const sequence = {
   format: "google",
   requestKeys: Wire.requestKeys,
+  api: "Gemini API",
   issue: "specific",
   depthLimit: true,
   target
@@ -851,9 +899,11 @@ const convert = (
       if (Either.isLeft(system)) return Either.left(system.left)
       messages.push(system.right)
     }
-    contents = request!.contents
+    contents = Array.isArray(request!.contents) ? request!.contents : [request!.contents as Format.InputContent]
     root = ["contents"]
   }
+  // a single content (not in a list), as Google's REST examples send it: paths without its index
+  const single = bare === undefined && !Array.isArray(request!.contents)
 
   const calls: Array<Call> = []
   const responses: Array<Response> = []
@@ -862,12 +912,12 @@ const convert = (
   for (let c = 0; c < contents.length; c++) {
     const content = contents[c]!
     const role = content.role === "model" ? "assistant" : "user"
-    const parts = content.parts ?? []
+    const { at: partAt, parts } = repeated(content.parts, single ? [...root, "parts"] : [...root, c, "parts"])
     const userItems: Array<Block.ContentBlock | Response> = []
     const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Call> = []
     const origin: Array<number> | undefined = origins === undefined ? undefined : []
     for (let p = 0; p < parts.length; p++) {
-      const at = [...root, c, "parts", p]
+      const at = partAt(p)
       const pieces = decodePart(parts[p]!, role, root, at, c, p)
       if (Either.isLeft(pieces)) return Either.left(pieces.left)
       for (const piece of pieces.right) {

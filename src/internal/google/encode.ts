@@ -23,6 +23,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as GoogleFormat from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
+import * as ToolCallIds from "../toolCallIds.js"
 
 /** Encode options with every default filled in. */
 interface Resolved {
@@ -154,9 +155,17 @@ export const encode = (
   options: GoogleFormat.EncodeOptions | undefined
 ): Either.Either<GoogleFormat.Wire, GoogleFormat.EncodeError> => {
   const resolved = resolve(options)
-  return resolved.casing === "camel"
-    ? encodeWith(conversation, resolved, camel)
-    : encodeWith(conversation, resolved, snake)
+  // responses are named after the call they pair with by position (toolCallIds.ts); ids sent must
+  // be unique, checked once the rest encodes (the other errors come first)
+  const reused = ToolCallIds.firstReused(conversation)
+  const input = reused === undefined ? conversation : ToolCallIds.unique(conversation)
+  const encoded: Either.Either<GoogleFormat.Wire, GoogleFormat.EncodeError> = resolved.casing === "camel"
+    ? encodeWith(input, resolved, camel)
+    : encodeWith(input, resolved, snake)
+  if (reused === undefined || Either.isLeft(encoded) || !resolved.toolCallIds) return encoded
+  return options?.reusedToolCallIds === "rename"
+    ? encoded
+    : Either.left(ToolCallIds.reusedError("google", reused, "Gemini (with toolCallIds)"))
 }
 
 /**

@@ -80,9 +80,13 @@ export const InputPart = Schema.Struct({
   toolResponse: Schema.optional(Schema.Unknown)
 }).annotations({ identifier: "Part" })
 
+// Gemini's API takes a repeated field given as a single object (Google's REST examples send
+// `contents`, `parts` and `system_instruction.parts` so)
+const repeated = <S extends Schema.Schema.Any>(item: S) => Schema.Union(Schema.Array(item), item)
+
 export const InputContent = Schema.Struct({
   role: optional(Schema.Literal("user", "model", "function")),
-  parts: optional(Schema.Array(InputPart))
+  parts: optional(repeated(InputPart))
 }).annotations({ identifier: "Content" })
 
 export const InputContents = Schema.Array(InputContent).annotations({ identifier: "Contents" })
@@ -90,7 +94,7 @@ export const InputContents = Schema.Array(InputContent).annotations({ identifier
 // a system instruction `Content`: Gemini ignores its role, so any role is read
 const SystemContent = Schema.Struct({
   role: Schema.optional(Schema.Unknown),
-  parts: optional(Schema.Array(InputPart))
+  parts: optional(repeated(InputPart))
 }).annotations({ identifier: "Content" })
 
 export const InputSystemInstruction = Schema.Union(Schema.String, SystemContent)
@@ -102,7 +106,7 @@ const Config = Schema.Struct({
 }).annotations({ identifier: "Config" })
 
 export const InputRequest = Schema.Struct({
-  contents: Schema.Array(InputContent),
+  contents: repeated(InputContent),
   system_instruction: optional(InputSystemInstruction),
   systemInstruction: optional(InputSystemInstruction),
   config: optional(Config)

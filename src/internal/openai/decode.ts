@@ -20,6 +20,7 @@ import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import * as OpenRouter from "../openrouter/schema.js"
@@ -99,7 +100,7 @@ const base64DataUrl = /^data:(.*?);base64,/is
 /** The image of a base64 data URL, or `undefined` for any other URL. */
 const dataUrlImage = (url: string): Block.ImageBlock | undefined => {
   const match = base64DataUrl.exec(url)
-  return match === null ? undefined : Block.image(url.slice(match[0].length), match[1] ?? "")
+  return match === null ? undefined : Block.image(standard(url.slice(match[0].length)), match[1] ?? "")
 }
 
 const decodeImage = (
@@ -426,14 +427,15 @@ const atList = { messages: [], blocks }
 const atRequest = { messages: ["messages"], blocks }
 
 /**
- * The decoder of one of the formats: a message list, or a request body holding one whose keys must
- * be in `keys` (the format's `requestKeys`; any other is a `MalformedInput`), read by the one decode
+ * The decoder of one of the formats: a message list, or a request body holding one (its other keys
+ * checked against `keys`, the format's `requestKeys`: requestBody.ts), read by the one decode
  * sequence (internal/decoder.ts).
  */
 const decoderOf = (format: Format, keys: RequestBody.Keys) =>
   Decoder.make({
     format,
     requestKeys: keys,
+    api: format === "openai" ? "Chat Completions API" : "OpenRouter API",
     issue: "deepest",
     depthLimit: true,
     target: (

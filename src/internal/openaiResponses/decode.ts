@@ -15,6 +15,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
+import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
 import { copyJson, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
@@ -129,7 +130,10 @@ const decodePart = (
       const url = part.image_url
       const match = typeof url === "string" ? base64DataUrl.exec(url) : null
       if (typeof url === "string" && match !== null) {
-        return Either.right({ block: Block.image(url.slice(match[0].length), match[1] ?? ""), refusal: false })
+        return Either.right({
+          block: Block.image(standard(url.slice(match[0].length)), match[1] ?? ""),
+          refusal: false
+        })
       }
       return unsupported(
         at(where, typeof url === "string" ? "image_url" : "file_id"),
@@ -142,10 +146,12 @@ const decodePart = (
   }
 }
 
+/** The parts of an item's `key` (a message's `content`, a function call output's `output`). */
 const decodeContent = (
   content: string | ReadonlyArray<Format.InputPart>,
   where: Where,
-  assistant: boolean
+  assistant: boolean,
+  key: "content" | "output" = "content"
 ): Either.Either<
   Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }>,
   ConversionError.UnsupportedContent
@@ -153,7 +159,7 @@ const decodeContent = (
   if (typeof content === "string") return Either.right([{ block: Block.text(content), refusal: false }])
   const out: Array<{ readonly block: Block.ContentBlock; readonly refusal: boolean }> = []
   for (let k = 0; k < content.length; k++) {
-    const decoded = decodePart(content[k]!, at(where, "content", k), assistant)
+    const decoded = decodePart(content[k]!, at(where, key, k), assistant)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     out.push(decoded.right)
   }
@@ -278,7 +284,7 @@ const toConversation = (
       continue
     }
     if (!isOther(item, itemTypes) && item.type === "function_call_output") {
-      const content = decodeContent(item.output, at(where, "output"), false)
+      const content = decodeContent(item.output, where, false, "output")
       if (Either.isLeft(content)) return Either.left(content.left)
       flushAssistant()
       results.push(Block.toolResult(item.call_id, content.right.map((p) => p.block)))
@@ -314,6 +320,7 @@ const describe = (u: unknown): string =>
 export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = Decoder.make({
   format,
   requestKeys: Wire.requestKeys,
+  api: "Responses API",
   issue: "deepest",
   depthLimit: true,
   target: (input): Target | Decoder.Result<Conversation.Conversation, never> => {
