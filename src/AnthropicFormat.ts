@@ -446,6 +446,13 @@ export interface EncodeOptions extends Codec.Reporting {
    */
   readonly unsignedReasoning?: "send" | "text" | "omit" | "fail" | undefined
   /**
+   * What to do with a provider block (`Block.ProviderBlock`) of another provider: `"error"`
+   * (default): an `UnsupportedBlock` error; `"omit"`: leave it out; `"text"`: a text block of what
+   * `Prompt.flatten` renders for it. Anthropic's own provider blocks are always written back as
+   * they came.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+  /**
    * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
    * the Messages API rejects (`tool_use` ids must be unique). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
    * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
@@ -456,12 +463,22 @@ export interface EncodeOptions extends Codec.Reporting {
 }
 
 /**
- * Decoding options (none yet: every accepted shape is read the same way).
+ * Decoding options.
  *
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions extends Codec.Reporting {}
+export interface DecodeOptions extends Codec.Reporting {
+  /**
+   * What to do with content the canonical model has no block for: server tools' calls and results
+   * (`server_tool_use`, `web_search_tool_result`, `code_execution_tool_result`, ...), MCP calls,
+   * `compaction`, `fallback`, a `tool_use` that Anthropic's code execution made and ran, documents,
+   * images by URL or file: `"refuse"` (default): an `UnsupportedContent` error naming it; `"keep"`:
+   * a provider block (`Block.provider("anthropic", type, block)`) holding the block as it came,
+   * which `encode` writes back unchanged.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -581,22 +598,36 @@ export const schema: Codec.Transformation<
 // -----------------------------------------------------------------------------
 
 /**
- * Options of {@link decodeResponse} and {@link decodeStream}. `omit`: content block types to leave
- * out of the assistant turn instead of failing on them, for blocks with no canonical form that the
- * caller chooses not to keep: the server-tool blocks (`server_tool_use`, `web_search_tool_result`,
- * `web_fetch_tool_result`, `code_execution_tool_result`, ...). Without it, such a block is an
- * `UnsupportedContent` error. (`redacted_thinking` is read as {@link decode} reads it, and can be
- * left out too.) `invalidToolArguments`: what {@link decodeStream} does with a `tool_use` whose
- * `input_json_delta` pieces do not join into a JSON object (a turn cut at the token limit):
- * `"error"` (default) an `InvalidToolArguments` error; `"keep"` the call, with input `{}` and the
- * text and the reason under `detail.invalid_arguments` (`Block.invalidArguments`), so that a
- * harness can answer it (`ModelStep`'s steps keep them; `Episode.run` answers them). A whole
- * message's `input` is already an object.
+ * Options of {@link decodeResponse} and {@link decodeStream}: `providerContent` as
+ * {@link DecodeOptions} says (keep the server-tool blocks as provider blocks, which the API needs
+ * back on the next turn), and the fields below.
  *
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends responseDecoder.ResponseOptions {}
+export interface ResponseOptions extends DecodeOptions {
+  /**
+   * Content block types to leave out of the assistant turn instead of reading them (a
+   * `redacted_thinking`, say). Prefer `providerContent: "keep"` for server-tool blocks: the API
+   * needs them back on the next turn.
+   */
+  readonly omit?: ReadonlyArray<string> | undefined
+  /**
+   * {@link decodeStream} only: which message to read, by position, when the stream holds several
+   * one after another (a recording of several requests' streams). Without it such a stream is a
+   * `MultipleChoices` error: each message is a separate answer, never folded into one turn.
+   */
+  readonly message?: number | undefined
+  /**
+   * What {@link decodeStream} does with a `tool_use` whose `input_json_delta` pieces do not join
+   * into a JSON object (a turn cut at the token limit): `"error"` (default) an
+   * `InvalidToolArguments` error; `"keep"` the call, with input `{}` and the text and the reason
+   * under `detail.invalid_arguments` (`Block.invalidArguments`), so that a harness can answer it
+   * (`ModelStep`'s steps keep them; `Episode.run` answers them). A whole message's `input` is
+   * already an object.
+   */
+  readonly invalidToolArguments?: "error" | "keep" | undefined
+}
 
 /**
  * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly
@@ -617,12 +648,19 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
 
 /**
  * The tag of every error {@link decodeStream} can fail with (besides the stream's own): {@link
- * StreamError} is exactly these.
+ * StreamError} is exactly these. `MultipleChoices`: the stream holds several messages one after
+ * another and the `message` option picks none; `NoAnswer`: it picks one the stream does not hold.
  *
  * @category errors
  * @since 0.3.0
  */
-export const streamErrors = [...responseErrors, "InvalidToolArguments", "IncompleteStream"] as const
+export const streamErrors = [
+  ...responseErrors,
+  "InvalidToolArguments",
+  "IncompleteStream",
+  "MultipleChoices",
+  "NoAnswer"
+] as const
 
 /**
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.

@@ -16,6 +16,13 @@
  * | `ReasoningBlock` | `reasoning`   | assistant messages   |
  * | `ToolCallBlock`  | `tool_call`   | assistant messages   |
  * | `ToolResultBlock`| `tool_result` | user messages        |
+ * | `ProviderBlock`  | `provider`    | user and assistant messages |
+ *
+ * The first five are the reference SDK's blocks, and what a server advertises. `ProviderBlock` is
+ * this library's own: content a provider's API produced that has no provider-neutral form (a server
+ * tool's call and result, code execution, an MCP call, a compaction summary), kept as the provider
+ * sent it so that it can be sent back to that provider unchanged. Decoders make one only when asked
+ * (`providerContent: "keep"`); docs/formats.md ("Provider-hosted content") says why it is a block.
  *
  * @example
  * ```ts
@@ -35,6 +42,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Json from "./Json.js"
+import type * as Provider from "./Provider.js"
 
 // Unknown keys are errors in every reading of these schemas, as in the reference's pydantic models
 // (`extra="forbid"`): `Schema.decodeUnknownEither(Block)` agrees with `Conversation.decode`.
@@ -155,19 +163,55 @@ export const ToolResultBlock = Schema.Struct({
 export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
 
 /**
+ * Content a provider's API produced that has no provider-neutral form, kept as the provider sent
+ * it: Anthropic's `server_tool_use` and `web_search_tool_result`, a Responses `web_search_call`, a
+ * Gemini `executableCode` part, ...
+ *
+ * - `provider`: the format that read it (`"anthropic"`, `"openai-responses"`, `"google"`,
+ *   `"openai"`, `"openrouter"`). Any string on the wire, so that a provider added later does not
+ *   change the wire shape.
+ * - `kind`: the provider's own name for the item (an Anthropic block's `type`, a Responses item's
+ *   `type`, a Gemini part's data key), to match on without reading `item`.
+ * - `item`: the provider's JSON, exactly as it came (key order kept). The same provider's encoder
+ *   writes it back in its place, byte for byte; other encoders follow their `providerContent`
+ *   option (an `UnsupportedBlock` error by default, or left out, or rendered as text).
+ *
+ * It may stand in user and assistant messages, never in a system message.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ProviderBlock = Schema.Struct({
+  provider: Schema.String,
+  kind: Schema.String,
+  item: Json.JsonObject,
+  detail,
+  type: Schema.tag("provider")
+}).annotations({ identifier: "ProviderBlock", parseOptions: exact })
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface ProviderBlock extends Schema.Schema.Type<typeof ProviderBlock> {}
+
+/**
  * Any message block.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Block = Schema.Union(TextBlock, ImageBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
+export const Block = Schema.Union(TextBlock, ImageBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock, ProviderBlock)
   .annotations({ identifier: "Block" })
 
 /**
+ * Any message block. The union is closed and grows on purpose: an exhaustive `Match` (or `switch`
+ * with `absurd`) over it stops compiling when a block type is added, rather than skip it.
+ *
  * @category models
  * @since 0.1.0
  */
-export type Block = TextBlock | ImageBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock
+export type Block = TextBlock | ImageBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | ProviderBlock
 
 /**
  * The wire `type` of a block.
@@ -178,8 +222,17 @@ export type Block = TextBlock | ImageBlock | ReasoningBlock | ToolCallBlock | To
 export type BlockType = Block["type"]
 
 /**
- * The block types this library supports, in the order the reference SDK advertises them as
- * `message_block_types` in a server's tool list.
+ * Every block type this library reads and writes, {@link supportedTypes} and then `provider`.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const types: ReadonlyArray<BlockType> = ["text", "image", "reasoning", "tool_call", "tool_result", "provider"]
+
+/**
+ * The reference SDK's block types, in the order it advertises them as `message_block_types` in a
+ * server's tool list: what a server of this library advertises too, unless an environment serves
+ * provider blocks (`Environment.make({ providerContent: "keep" })`), which adds `provider`.
  *
  * @category constants
  * @since 0.1.0
@@ -196,13 +249,29 @@ export const supportedTypes: ReadonlyArray<BlockType> = ["text", "image", "reaso
 export const legacyTypes: ReadonlyArray<BlockType> = ["text", "image"]
 
 /**
- * Is `type` one of the {@link supportedTypes}?
+ * Is `type` one of the reference's block types ({@link supportedTypes})?
  *
  * @category guards
  * @since 0.1.0
  */
-export const isSupportedType = (type: unknown): type is BlockType =>
+export const isSupportedType = (type: unknown): type is Exclude<BlockType, "provider"> =>
   type === "text" || type === "image" || type === "reasoning" || type === "tool_call" || type === "tool_result"
+
+/**
+ * Is `type` a block type this library knows ({@link types}: the reference's and `provider`)?
+ *
+ * @category guards
+ * @since 0.2.0
+ */
+export const isType = (type: unknown): type is BlockType => type === "provider" || isSupportedType(type)
+
+/**
+ * Is this block a {@link ProviderBlock}?
+ *
+ * @category guards
+ * @since 0.2.0
+ */
+export const isProvider = (block: Block): block is ProviderBlock => block.type === "provider"
 
 /**
  * @category guards
@@ -295,6 +364,43 @@ export const toolResult = (
   is_error: options?.isError ?? false,
   detail: options?.detail ?? null,
   type: "tool_result"
+})
+
+/**
+ * A {@link ProviderBlock}: `item` as `provider` sent it, `kind` its own name for it (for an
+ * Anthropic block or a Responses item, its `type`).
+ *
+ * @example
+ * ```ts
+ * import { Block } from "openreward-effect"
+ *
+ * const search = Block.provider("anthropic", "server_tool_use", {
+ *   type: "server_tool_use",
+ *   id: "srvtoolu_01",
+ *   name: "web_search",
+ *   input: { query: "weather in Paris" }
+ * })
+ * console.log(search.type, search.provider, search.kind)
+ * ```
+ *
+ * ```text output
+ * provider anthropic server_tool_use
+ * ```
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const provider = (
+  provider: Provider.Format | (string & {}),
+  kind: string,
+  item: Json.JsonObject,
+  options?: Options
+): ProviderBlock => ({
+  provider,
+  kind,
+  item,
+  detail: options?.detail ?? null,
+  type: "provider"
 })
 
 // -----------------------------------------------------------------------------

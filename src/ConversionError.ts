@@ -176,7 +176,8 @@ export class UnknownBlockType extends Schema.TaggedError<UnknownBlockType>(
 
 /**
  * A block in a message whose role may not carry it: reasoning and tool calls belong in assistant
- * turns, tool results in user turns, and system turns hold only text and images.
+ * turns, tool results in user turns, provider blocks in either, and system turns hold only text and
+ * images.
  *
  * @category errors
  * @since 0.1.0
@@ -197,7 +198,11 @@ export class MisplacedBlock extends Schema.TaggedError<MisplacedBlock>(
   get reason(): string {
     return `${withArticle(JSON.stringify(this.blockType))} block is not valid in ${
       withArticle(JSON.stringify(this.role))
-    } message: reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns`
+    } message: ${
+      this.blockType === "provider"
+        ? "provider blocks belong in user and assistant turns"
+        : "reasoning and tool_call blocks belong in assistant turns, tool_result blocks in user turns"
+    }`
   }
   override get message(): string {
     return `${this.format ?? "canonical"}: ${where(this.messageIndex, this.blockIndex)}${this.reason}`

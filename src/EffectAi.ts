@@ -84,6 +84,12 @@ export type SignatureTarget = internalPrompt.SignatureTarget
  */
 export interface EncodeOptions {
   readonly signatures?: SignatureTarget | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`: content a provider's API hosts), which the toolkit has
+   * no part for: `"error"` (default): an `UnsupportedBlock` error; `"omit"`: left out; `"text"`: a
+   * text part of what `Prompt.flatten` renders for it.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**

@@ -58,6 +58,7 @@ import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Block from "./Block.js"
 import type * as Conversation from "./Conversation.js"
 import * as ProtoKeys from "./internal/protoKeys.js"
 import type * as Json from "./Json.js"
@@ -262,6 +263,13 @@ export interface Environment<in out Task = Json.JsonObject, in out State = void,
       session: Session<Task, State>
     ) => Effect.Effect<ReadonlyArray<number | Protocol.GroupScore>, E, R>)
     | undefined
+  /**
+   * Does the environment serve provider blocks (`Block.ProviderBlock`) in `/messages`? `"keep"`:
+   * yes, and its tool lists advertise `provider` in `message_block_types`; `"refuse"` (the
+   * default): no, and a conversation holding one is an error when it is served
+   * ({@link ProviderContentRefused}).
+   */
+  readonly providerContent: "refuse" | "keep"
 }
 
 /**
@@ -383,6 +391,15 @@ export interface BaseOptions<Task, TaskEncoded, State, E, R> {
       | ReadonlyArray<number | Protocol.GroupScore>
       | Effect.Effect<ReadonlyArray<number | Protocol.GroupScore>, E, R>)
     | undefined
+  /**
+   * Serve provider blocks (`Block.ProviderBlock`: content a provider's API hosts, such as a web
+   * search's call and results) in `/messages`: `"keep"` serves them and adds `provider` to the
+   * `message_block_types` the tool lists advertise (a client of this library keeps them; the
+   * reference's client, and any client that does not know the type, skips them). `"refuse"` (the
+   * default) keeps the reference's wire: a conversation holding a provider block is not served,
+   * and `/messages` answers 500 with {@link ProviderContentRefused}, never a silent drop.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 /**
@@ -441,9 +458,76 @@ export const make = <Task = Json.JsonObject, TaskEncoded = Json.JsonObject, Stat
     messages: options.messages === undefined ? undefined : lift(options.messages),
     tools: Array.isArray(options.tools) ? options.tools : [],
     taskTools: options.taskTools === undefined ? undefined : lift(options.taskTools),
-    scoreGroup: options.scoreGroup === undefined ? undefined : lift(options.scoreGroup)
+    scoreGroup: options.scoreGroup === undefined ? undefined : lift(options.scoreGroup),
+    providerContent: options.providerContent === "keep" ? "keep" : "refuse"
   })
   return env
+}
+
+/**
+ * The block types an environment's tool lists advertise as `message_block_types`: the reference's
+ * (`Block.supportedTypes`), and `provider` when it serves provider blocks.
+ *
+ * @category getters
+ * @since 0.2.0
+ */
+export const blockTypes = (env: Any): ReadonlyArray<Block.BlockType> =>
+  erase(env).providerContent === "keep" ? Block.types : Block.supportedTypes
+
+/**
+ * An environment's conversation holds a provider block (`Block.ProviderBlock`), and the environment
+ * does not serve them (`providerContent: "keep"` in {@link make}): `/messages` is not served rather
+ * than send the reference's clients a block they do not know, or drop it.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class ProviderContentRefused extends Schema.TaggedError<ProviderContentRefused>(
+  "openreward-effect/Environment/ProviderContentRefused"
+)("ProviderContentRefused", {
+  environment: Schema.String,
+  messageIndex: Schema.Number,
+  blockIndex: Schema.Number,
+  provider: Schema.String,
+  kind: Schema.String
+}) {
+  override get message(): string {
+    return `Environment '${this.environment}': message ${this.messageIndex}, block ${this.blockIndex} is a provider ` +
+      `block (${this.provider} ${this.kind}), which this environment does not serve; set providerContent: "keep" ` +
+      `in Environment.make to serve provider blocks, or leave it out of the conversation`
+  }
+}
+
+/**
+ * The conversation, if `env` may serve it: every provider block in it needs
+ * `providerContent: "keep"`.
+ *
+ * @category validation
+ * @since 0.2.0
+ */
+export const checkProviderContent = (
+  env: Any,
+  conversation: Conversation.Conversation
+): Either.Either<Conversation.Conversation, ProviderContentRefused> => {
+  if (erase(env).providerContent === "keep") return Either.right(conversation)
+  for (let i = 0; i < conversation.length; i++) {
+    const blocks: ReadonlyArray<Block.Block> = conversation[i]!.blocks
+    for (let j = 0; j < blocks.length; j++) {
+      const block = blocks[j]!
+      if (block.type === "provider") {
+        return Either.left(
+          new ProviderContentRefused({
+            environment: env.name,
+            messageIndex: i,
+            blockIndex: j,
+            provider: block.provider,
+            kind: block.kind
+          })
+        )
+      }
+    }
+  }
+  return Either.right(conversation)
 }
 
 /**

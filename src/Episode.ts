@@ -39,6 +39,11 @@ export interface StepInput {
   readonly tools: ReadonlyArray<Protocol.ToolSpec>
   /** Model turns so far: 0 for the first call. */
   readonly turn: number
+  /**
+   * The episode's `providerContent` ({@link Options}): how the step should read content its provider
+   * hosts. The ready-made steps (`ModelStep`) follow it unless given their own.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 /**
@@ -105,7 +110,8 @@ export interface ToolCall {
  * - `Finished`: a tool said the episode is finished (`finished: true`), or the model's final
  *   message went to the environment's terminal tool (`tool` is then the terminal tool).
  * - `ModelStopped`: the model ended its turn without calling a tool, and the environment has no
- *   terminal tool (or {@link Options.terminalTool} is off).
+ *   terminal tool (or {@link Options.terminalTool} is off). A turn the provider paused (stop reason
+ *   `pause`) is not an end: the conversation is sent back as it is, for the model to go on.
  * - `TurnLimit`: the model had `maxTurns` turns.
  * - `Failed`: the model step, a tool (`ToolFailed`) or the session failed, the terminal tool refused
  *   the final message (`ToolCallError`), or a call was invalid and {@link Options.invalidToolCalls}
@@ -236,6 +242,14 @@ export interface Options {
   /** The most model turns an episode may take (default 16). */
   readonly maxTurns?: number | undefined
   /**
+   * Content the model's provider hosts (a web search's call and results, code execution, MCP
+   * calls, ...), passed to the step as `StepInput.providerContent`: `"refuse"` (the ready-made
+   * steps' default) makes such an answer a step failure (`UnsupportedContent`); `"keep"` keeps it
+   * in the conversation as provider blocks, which the next request sends back unchanged, as the
+   * provider requires. Tool calls the provider ran itself are never run through the session.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+  /**
    * Send a model turn that calls no tool to the environment's terminal tool, record its reward and
    * finish, as the reference's harness does (`is_assistant_message_final`, `call_terminal_tool`).
    * Default `true`; with `false` such a turn stops the episode as `ModelStopped`, as it does for an
@@ -348,6 +362,10 @@ type Outcome =
  * that calls no tool goes to the environment's terminal tool when it has one (its text, the turn's
  * text blocks joined): the tool's reward is recorded and the episode finishes
  * ({@link Options.terminalTool}).
+ * Only the turn's `tool_call` blocks are run: what the provider ran itself (a web search, code
+ * execution, kept as provider blocks with `providerContent: "keep"`) stays in the turn and goes back
+ * to the provider. A turn the provider paused (stop reason `pause`) is sent back for the model to go
+ * on.
  *
  * @category running
  * @since 0.2.0
@@ -500,7 +518,14 @@ export const run = <E, R>(
 
     while (true) {
       if (state.turns >= maxTurns) return finishOn({ _tag: "TurnLimit", maxTurns })
-      const answer = yield* Effect.either(step({ conversation: state.conversation, tools, turn: state.turns }))
+      const answer = yield* Effect.either(
+        step({
+          conversation: state.conversation,
+          tools,
+          turn: state.turns,
+          ...(options?.providerContent === undefined ? {} : { providerContent: options.providerContent })
+        })
+      )
       if (Either.isLeft(answer)) return finishOn({ _tag: "Failed", error: answer.left })
       const response = answer.right
       const turn = state.turns
@@ -511,6 +536,8 @@ export const run = <E, R>(
 
       const toolCalls = response.message.blocks.filter((b): b is Block.ToolCallBlock => b.type === "tool_call")
       if (toolCalls.length === 0) {
+        // a paused turn (Anthropic's `pause_turn`, in a long server-tool turn) goes on when it is sent back
+        if (response.stopReason === "pause") continue
         if (options?.terminalTool === false) return finishOn({ _tag: "ModelStopped", stopReason: response.stopReason })
         const terminal = yield* Effect.either(session.terminalTool)
         if (Either.isLeft(terminal)) return finishOn({ _tag: "Failed", error: terminal.left })

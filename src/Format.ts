@@ -216,6 +216,30 @@ const encodeWith = <E extends Codec.AnyEncoder>(
   Codec.compose(Conversation.codec, encoder, { encode: options }).encode(conversation)
 
 /**
+ * The options every format's `encode` has, and what {@link encode} passes on: `providerContent`,
+ * what to do with a provider block (`Block.ProviderBlock`) of another provider (an `UnsupportedBlock`
+ * error by default, `"omit"` to leave it out, `"text"` for its text as `Prompt.flatten` renders it).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface EncodeOptions {
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+}
+
+/**
+ * The options every format's `decode` has, and what {@link decode} passes on: `providerContent`,
+ * what to do with content a provider's API hosts that the canonical model has no block for (an
+ * `UnsupportedContent` error by default, `"keep"` to keep it as a provider block).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface DecodeOptions {
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
+
+/**
  * `Codec.WireOf<Encoders[T]>` is `Wire[T]` for every name (test/types/Compose.test-d.ts), which the
  * compiler does not see for a generic `T`.
  */
@@ -249,7 +273,7 @@ export const decode = <P extends Provider.Format>(
 
 /**
  * Read a conversation from any source format: `canonical` decodes strictly (unknown block types are
- * errors).
+ * errors; provider blocks are canonical blocks, read whatever `options` say).
  *
  * @category decoding
  * @since 0.1.0
@@ -262,7 +286,7 @@ export const read = <F extends Source>(
 
 /**
  * Write a conversation to any target format as JSON-ready data: a provider's wire shape, the
- * canonical wire JSON, or the flattened `/prompt` blocks.
+ * canonical wire JSON, or the flattened `/prompt` blocks (`options` are the provider's).
  *
  * @category encoding
  * @since 0.1.0

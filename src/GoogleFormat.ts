@@ -496,6 +496,12 @@ export interface EncodeOptions extends Codec.Reporting {
    */
   readonly laterSystem?: "error" | "user" | undefined
   /**
+   * A provider block (`Block.ProviderBlock`) of another provider: `"error"` (default): an
+   * `UnsupportedBlock` error; `"omit"`: left out; `"text"`: a text part of what `Prompt.flatten`
+   * renders for it. Google's own provider blocks are written back as the parts they came as.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+  /**
    * A tool-call id that an earlier call already has (long agent trajectories reuse them), which
    * Gemini cannot pair by when `toolCallIds` sends the ids (without `toolCallIds`, responses are always named after the call they pair with by position). `"error"` (default): an `UnsupportedBlock` error at the second call. `"rename"`: every reused
    * call is sent as `<id>~<n>` (n = 2, 3, ...; a name no call has), and each result with the name of
@@ -506,12 +512,18 @@ export interface EncodeOptions extends Codec.Reporting {
 }
 
 /**
- * Decoding options (none yet: every accepted shape is read the same way).
+ * Decoding options.
  *
  * @category models
  * @since 0.1.0
  */
-export interface DecodeOptions extends Codec.Reporting {}
+export interface DecodeOptions extends Codec.Reporting {
+  /**
+   * Content Gemini hosts that the canonical model has no block for: `"refuse"` (default): an
+   * `UnsupportedContent` error naming it; `"keep"`: a provider block holding the part as it came.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+}
 
 // -----------------------------------------------------------------------------
 // conversions
@@ -646,12 +658,12 @@ export const schema: Codec.Transformation<
  * candidate to read when the response holds several (`candidateCount > 1`); without it such a
  * response is a `MultipleChoices` error. `toolCallIdPrefix`: how the ids of function calls that
  * came without one begin (default `call_<responseId>`, or `call_<hash of the parts>` without a
- * response id); the part's index follows.
+ * response id); the part's index follows. `providerContent`: as {@link DecodeOptions} says.
  *
  * @category models
  * @since 0.2.0
  */
-export interface ResponseOptions extends responseDecoder.ResponseOptions {}
+export interface ResponseOptions extends responseDecoder.ResponseOptions, DecodeOptions {}
 
 /**
  * The tag of every error {@link decodeResponse} can fail with: {@link ResponseError} is exactly

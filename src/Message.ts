@@ -7,8 +7,12 @@
  * | role        | may hold                                  |
  * | ----------- | ----------------------------------------- |
  * | `system`    | text, image                               |
- * | `user`      | text, image, tool_result                  |
- * | `assistant` | text, image, reasoning, tool_call         |
+ * | `user`      | text, image, tool_result, provider        |
+ * | `assistant` | text, image, reasoning, tool_call, provider |
+ *
+ * A `provider` block (content a provider's API produced, with no neutral form) stands where the
+ * provider put it: in the assistant turn it answered (a server tool's call and result), or in a
+ * user turn (an item the client sends back, such as a Responses `mcp_approval_response`).
  *
  * Placement is part of the type: a `ToolResultBlock` inside an `AssistantMessage` does not compile,
  * and decoding such a message fails. An empty `blocks` array and empty text are allowed, as in the
@@ -45,8 +49,8 @@ const detail = Schema.optionalWith(Schema.NullOr(Json.JsonObject), { default: ()
  */
 export const allowedBlockTypes: { readonly [R in Role]: ReadonlySet<Block.BlockType> } = {
   system: new Set(["text", "image"]),
-  user: new Set(["text", "image", "tool_result"]),
-  assistant: new Set(["text", "image", "reasoning", "tool_call"])
+  user: new Set(["text", "image", "tool_result", "provider"]),
+  assistant: new Set(["text", "image", "reasoning", "tool_call", "provider"])
 }
 
 /**
@@ -67,7 +71,7 @@ export const SystemBlock = Schema.Union(Block.TextBlock, Block.ImageBlock).annot
  * @category schemas
  * @since 0.1.0
  */
-export const UserBlock = Schema.Union(Block.TextBlock, Block.ImageBlock, Block.ToolResultBlock)
+export const UserBlock = Schema.Union(Block.TextBlock, Block.ImageBlock, Block.ToolResultBlock, Block.ProviderBlock)
   .annotations({ identifier: "UserBlock" })
 
 /**
@@ -78,7 +82,8 @@ export const AssistantBlock = Schema.Union(
   Block.TextBlock,
   Block.ImageBlock,
   Block.ReasoningBlock,
-  Block.ToolCallBlock
+  Block.ToolCallBlock,
+  Block.ProviderBlock
 ).annotations({ identifier: "AssistantBlock" })
 
 /**
@@ -91,13 +96,18 @@ export type SystemBlock = Block.TextBlock | Block.ImageBlock
  * @category models
  * @since 0.1.0
  */
-export type UserBlock = Block.TextBlock | Block.ImageBlock | Block.ToolResultBlock
+export type UserBlock = Block.TextBlock | Block.ImageBlock | Block.ToolResultBlock | Block.ProviderBlock
 
 /**
  * @category models
  * @since 0.1.0
  */
-export type AssistantBlock = Block.TextBlock | Block.ImageBlock | Block.ReasoningBlock | Block.ToolCallBlock
+export type AssistantBlock =
+  | Block.TextBlock
+  | Block.ImageBlock
+  | Block.ReasoningBlock
+  | Block.ToolCallBlock
+  | Block.ProviderBlock
 
 /**
  * @category schemas

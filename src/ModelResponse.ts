@@ -77,10 +77,13 @@ export interface ModelResponse {
   /** The model that answered, if the provider said. */
   readonly model?: string
   /**
-   * What the provider sent about the answer as a whole that the fields above do not hold, under the
-   * provider's name (Gemini: `{ google: { usageMetadata, createTime, ... } }`, the usage record as
-   * sent beside the counts read from it); absent when there is nothing more. What belongs to the
-   * turn itself is in the message's and its blocks' `detail`.
+   * What the provider sent about the answer as a whole that the fields above do not hold, as the
+   * provider sent it, under the provider's name: Anthropic `{ anthropic: { usage, container,
+   * context_management, stop_sequence, stop_details, ... } }` (every field of the `Message` but its
+   * content, `id`, `model`, `type`, `role` and `stop_reason`; `null` ones left out), Gemini
+   * `{ google: { usageMetadata, createTime, ... } }` (the usage record as sent beside the counts read
+   * from it). Absent when there is nothing more. What belongs to the turn itself is in the message's
+   * and its blocks' `detail`.
    *
    * @since 0.2.0
    */

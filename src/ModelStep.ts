@@ -71,6 +71,13 @@ export interface Options<A extends ApiRequest.Api> {
   /** Options of the request conversion ({@link ApiRequest.make}). */
   readonly request?: ApiRequest.Options<A> | undefined
   /**
+   * Content the provider hosts (server tools' calls and results, code execution, MCP calls, ...):
+   * `"refuse"` (default): the answer is an `UnsupportedContent` error naming it; `"keep"`: kept in
+   * the turn as provider blocks, which the next request sends back as they came. Without it, the
+   * episode's `providerContent` ({@link Episode.Options}) decides.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
+  /**
    * A tool call whose arguments are not a JSON object (the turn cut at `max_tokens`, a stray
    * quote). `"keep"` (default): the turn is kept, the call with input `{}` and the text under
    * `detail.invalid_arguments` (`Block.invalidArguments`), and `Episode.run` answers it with an
@@ -80,9 +87,19 @@ export interface Options<A extends ApiRequest.Api> {
   readonly invalidToolArguments?: "error" | "keep" | undefined
 }
 
+/** The `providerContent` a step reads its answer with: its own option, else the episode's. */
+const decodeOptions = (
+  options: { readonly providerContent?: "refuse" | "keep" | undefined } | undefined,
+  input: Episode.StepInput
+): { readonly providerContent?: "refuse" | "keep" | undefined } => {
+  const providerContent = options?.providerContent ?? input.providerContent
+  return providerContent === undefined ? {} : { providerContent }
+}
+
 /** How a step reads the arguments of a call: kept unless the options say otherwise. */
-const decoding = <A extends ApiRequest.Api>(options: Options<A> | undefined) => ({
-  invalidToolArguments: options?.invalidToolArguments ?? "keep"
+const decoding = <A extends ApiRequest.Api>(options: Options<A> | undefined, input: Episode.StepInput) => ({
+  invalidToolArguments: options?.invalidToolArguments ?? "keep",
+  ...decodeOptions(options, input)
 })
 
 /** Parameters a step passes through: everything but what the step itself fills in. */
@@ -205,8 +222,8 @@ export const openAiChat = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenAiFormat.decodeResponse(u, decoding(options)),
-      (events) => OpenAiFormat.decodeStream(events, decoding(options))
+      (u) => OpenAiFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenAiFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -231,8 +248,8 @@ export const openRouter = (
             ? { ...params, ...req, stream: true, stream_options: { include_usage: true } }
             : { ...params, ...req }
         ),
-      (u) => OpenRouterFormat.decodeResponse(u, decoding(options)),
-      (events) => OpenRouterFormat.decodeStream(events, decoding(options))
+      (u) => OpenRouterFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenRouterFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -253,8 +270,8 @@ export const openAiResponses = (
     answer(
       "openai-responses",
       () => client.responses.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => OpenAiResponsesFormat.decodeResponse(u, decoding(options)),
-      (events) => OpenAiResponsesFormat.decodeStream(events, decoding(options))
+      (u) => OpenAiResponsesFormat.decodeResponse(u, decoding(options, input)),
+      (events) => OpenAiResponsesFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -274,8 +291,8 @@ export const anthropic = (
     answer(
       "anthropic",
       () => client.messages.create({ ...params, ...req, ...(options?.stream === true ? { stream: true } : {}) }),
-      (u) => AnthropicFormat.decodeResponse(u, decoding(options)),
-      (events) => AnthropicFormat.decodeStream(events, decoding(options))
+      (u) => AnthropicFormat.decodeResponse(u, decoding(options, input)),
+      (events) => AnthropicFormat.decodeStream(events, decoding(options, input))
     ))
 
 /**
@@ -297,7 +314,7 @@ export const google = (
     return answer(
       "google",
       () => options?.stream === true ? client.models.generateContentStream(body) : client.models.generateContent(body),
-      (u) => GoogleFormat.decodeResponse(u),
-      (events) => GoogleFormat.decodeStream(events)
+      (u) => GoogleFormat.decodeResponse(u, decodeOptions(options, input)),
+      (events) => GoogleFormat.decodeStream(events, decodeOptions(options, input))
     )
   })

@@ -587,6 +587,13 @@ export interface EncodeOptions extends Codec.Reporting {
    * the encode is faster (docs/performance.md).
    */
   readonly toolArguments?: "python" | "json" | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`) of another provider: `"error"` (default): an
+   * `UnsupportedBlock` error; `"omit"`: left out; `"text"`: a text part of what `Prompt.flatten`
+   * renders for it. This format's own provider blocks are content parts, written back in place as
+   * they came.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
@@ -604,6 +611,12 @@ export interface DecodeOptions extends Codec.Reporting {
    * error. `"drop"`: leave it out.
    */
   readonly encryptedReasoning?: "keep" | "error" | "drop" | undefined
+  /**
+   * Content the canonical model has no block for: `"refuse"` (default): an `UnsupportedContent`
+   * error naming it; `"keep"`: a provider block holding it as it came, where the format defines
+   * one.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
   /**
    * Tool-call `arguments` that are not a JSON object (a model's turn cut at the token limit, a stray
    * quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call is kept, with

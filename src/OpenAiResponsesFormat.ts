@@ -497,6 +497,13 @@ export interface EncodeOptions extends Codec.Reporting {
    * them, the same text the `openai` format sends. `"json"`: `JSON.stringify`.
    */
   readonly toolArguments?: "python" | "json" | undefined
+  /**
+   * A provider block (`Block.ProviderBlock`) of another provider: `"error"` (default): an
+   * `UnsupportedBlock` error; `"omit"`: left out; `"text"`: assistant (or user) text of what
+   * `Prompt.flatten` renders for it. The Responses API's own provider blocks are input items,
+   * written back in their place as they came.
+   */
+  readonly providerContent?: "error" | "omit" | "text" | undefined
 }
 
 /**
@@ -506,6 +513,18 @@ export interface EncodeOptions extends Codec.Reporting {
  * @since 0.2.0
  */
 export interface DecodeOptions extends Codec.Reporting {
+  /**
+   * Items the Responses API hosts that the canonical model has no block for (`web_search_call`,
+   * `file_search_call`, `code_interpreter_call`, `image_generation_call`, `local_shell_call`,
+   * `shell_call`, `apply_patch_call`, `mcp_list_tools`, `mcp_call`, `mcp_approval_request`,
+   * `custom_tool_call`, `tool_search_call`, `compaction`, their `*_output` items, ...: every item
+   * type but `message`, `reasoning`, `function_call` and `function_call_output`): `"refuse"`
+   * (default): an `UnsupportedContent` error naming the item; `"keep"`: a provider block of kind
+   * the item's `type` holding the item as it came, which {@link encode} writes back in its place.
+   * In a transcript, an `mcp_approval_response` or `*_output` item goes in a user turn (what the
+   * client sends back), any other in an assistant turn; in an answer, every item is the assistant's.
+   */
+  readonly providerContent?: "refuse" | "keep" | undefined
   /**
    * A `function_call`'s `arguments` that are not a JSON object (a model's turn cut at the token
    * limit, a stray quote). `"error"` (default): an `InvalidToolArguments` error. `"keep"`: the call
@@ -687,10 +706,12 @@ export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
  * `refusal`; a part's `annotations` and `logprobs` kept in the block's `detail.openai`),
  * `reasoning` (one block per summary entry, `encrypted_content` as the signature), `function_call`
  * (a tool call; `call_id` is its id; `caller`, `namespace` and `status` kept in
- * `detail.openai.item` and sent back). Every other item type is an `UnsupportedContent` error
- * naming it. An error body (`{error: {...}}`) or a `failed` response is a `ProviderError` with the
- * provider's code and message; a background response still `queued` or `in_progress` is a
- * `NoAnswer`. The Response's other keys are the answer's `detail.openai`.
+ * `detail.openai.item` and sent back). Every other item type (the hosted tools' items) is an
+ * `UnsupportedContent` error naming it, or with `providerContent: "keep"` a provider block holding
+ * the item as it came ({@link DecodeOptions}). An error body (`{error: {...}}`) or a `failed`
+ * response is a `ProviderError` with the provider's code and message; a background response still
+ * `queued` or `in_progress` is a `NoAnswer`. The Response's other keys are the answer's
+ * `detail.openai`.
  *
  * @category decoding
  * @since 0.2.0

@@ -6,6 +6,9 @@
  *   `/prompt` does for an environment that only implements `get_messages`: a `[role]` header block
  *   before each message, reasoning as `<think>…</think>`, tool calls as `[tool_call name] {args}`, tool
  *   results as a `[tool_result]` (or `[tool_result (error)]`) header followed by their content.
+ *   Provider blocks, which the reference does not have, render as `[provider <provider> <kind>]
+ *   {item}` (the item written as a tool call's arguments are), with `detail` `{type: "provider",
+ *   provider, kind}`.
  *   Exactly one user message of plain text and image blocks flattens to its blocks verbatim.
  * - {@link toConversation} wraps a prompt as one user message, as `get_messages` does against a
  *   prompt-only environment or an old server.
@@ -34,6 +37,7 @@ import * as ConversionError from "./ConversionError.js"
 import * as Canonical from "./internal/decodeCanonical.js"
 import { fromParseError } from "./internal/decodeCanonical.js"
 import * as Decoder from "./internal/decoder.js"
+import * as ProviderContent from "./internal/providerContent.js"
 import { dumps } from "./internal/pythonJson.js"
 import * as Input from "./internal/wireInput.js"
 import * as Message from "./Message.js"
@@ -73,6 +77,9 @@ const flattenBlock = (block: Block.Block, out: Array<Block.ContentBlock>): void 
         })
       )
       for (const inner of block.blocks) out.push(inner)
+      return
+    case "provider":
+      out.push(ProviderContent.render(block))
       return
   }
 }

@@ -38,7 +38,35 @@ const wireBlock = (block: Block.Block): AnthropicFormat.ContentBlock => {
       return block.is_error
         ? { type: "tool_result", tool_use_id: block.tool_call_id, content: block.blocks.map(content), is_error: true }
         : { type: "tool_result", tool_use_id: block.tool_call_id, content: block.blocks.map(content) }
+    case "provider":
+      return block.item as AnthropicFormat.ContentBlock
   }
+}
+
+/** The first provider block of `blocks` that encode refuses (another provider's, by default), as its error. */
+const refusedProvider = (
+  i: number,
+  blocks: ReadonlyArray<Block.Block>,
+  original: ReadonlyArray<Block.Block>
+): Either.Either<never, ConversionError.UnsupportedBlock> | undefined => {
+  for (const block of blocks) {
+    if (block.type !== "provider") continue
+    const j = original.indexOf(block)
+    if (block.provider !== "anthropic") {
+      return unsupportedBlock(
+        i,
+        j,
+        block,
+        `it is ${JSON.stringify(block.provider)} content (${JSON.stringify(block.kind)}), which only ${
+          JSON.stringify(block.provider)
+        } reads; set providerContent to "omit" to leave it out or "text" to send it as text`
+      )
+    }
+    if (typeof block.item["type"] !== "string") {
+      return unsupportedBlock(i, j, block, "an Anthropic provider block's item is a content block, with a string type")
+    }
+  }
+  return undefined
 }
 
 const unsupportedBlock = (i: number, j: number, block: Block.Block, reason: string) =>
@@ -104,9 +132,13 @@ const referenceEncode = (
         ...message.blocks.filter((b) => b.type === "tool_result"),
         ...message.blocks.filter((b) => b.type !== "tool_result")
       ]
+      const refused = refusedProvider(i, blocks, message.blocks)
+      if (refused !== undefined) return refused
       messages.push({ role: "user", content: blocks.map(wireBlock) })
     } else if (message.role === "assistant") {
       leading = false
+      const refused = refusedProvider(i, message.blocks, message.blocks)
+      if (refused !== undefined) return refused
       messages.push({ role: "assistant", content: message.blocks.map(wireBlock) })
     } else {
       return absurd(message)

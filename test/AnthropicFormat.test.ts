@@ -2,11 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Block, Conversation, ConversionError, Message } from "openreward-effect"
+import { Block, Codec, Conversation, ConversionError, type Json, Message } from "openreward-effect"
 import * as AnthropicFormat from "openreward-effect/AnthropicFormat"
 import { unique } from "../src/internal/toolCallIds.js"
 import { standardImages } from "./utils/base64.js"
-import { codecLaws } from "./utils/codecLaws.js"
+import { codecLaws, typedItems, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 /** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
@@ -16,6 +16,9 @@ function normalize(
 ): Conversation.Conversation {
   return standardImages(normalizeAsWritten(conversation, options))
 }
+
+const keepHint =
+  " decode with providerContent: \"keep\" to keep the block as a provider block, which encode writes back"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
   if (Either.isLeft(e)) assert.fail(`expected a Right, got ${String(e.left)}`)
@@ -616,7 +619,7 @@ describe("AnthropicFormat.decode: content with no canonical form is UnsupportedC
       path: ["messages", 1, "content", 0, "source"],
       contentType: "url image source",
       message: "anthropic: message 1, block 0: \"url image source\" content has no canonical form: canonical images " +
-        "carry base64 data; fetch the image and send it as a base64 source"
+        "carry base64 data; fetch the image and send it as a base64 source, or" + keepHint
     },
     {
       name: "an image from the Files API",
@@ -624,27 +627,29 @@ describe("AnthropicFormat.decode: content with no canonical form is UnsupportedC
       path: ["messages", 1, "content", 0, "source"],
       contentType: "file image source",
       message: "anthropic: message 1, block 0: \"file image source\" content has no canonical form: canonical images " +
-        "carry base64 data; download the file and send it as a base64 source"
+        "carry base64 data; download the file and send it as a base64 source, or" + keepHint
     },
-    {
-      name: "non-empty citations",
-      block: {
-        type: "text",
-        text: "The grass is green.",
-        citations: [{ type: "char_location", cited_text: "green", document_index: 0 }]
-      },
-      path: ["messages", 1, "content", 0, "citations"],
-      contentType: "citations",
-      message: "anthropic: message 1, block 0: \"citations\" content has no canonical form: a canonical text block " +
-        "has no place for its sources; strip them to keep the text alone"
-    },
-    ...["document", "search_result", "server_tool_use", "web_search_tool_result", "container_upload"].map((type) => ({
+    ...([
+      ["document", "a \"document\" block", { source: {} }],
+      ["search_result", "a \"search_result\" block", { source: "https://x.test" }],
+      ["server_tool_use", "a call of Anthropic's server tool \"web_search\" (x), which Anthropic ran", {
+        id: "x",
+        name: "web_search",
+        input: {}
+      }],
+      ["web_search_tool_result", "the result of the server-side call srvtoolu_01", {
+        tool_use_id: "srvtoolu_01",
+        content: []
+      }],
+      ["container_upload", "a file for the code execution container", { file_id: "file_01" }]
+    ] as const).map(([type, what, fields]) => ({
       name: type,
-      block: { type, id: "x", source: {} },
+      block: { type, ...fields },
       path: ["messages", 1, "content", 0],
       contentType: type,
-      message: `anthropic: message 1, block 0: ${JSON.stringify(type)} content has no canonical form: the canonical ` +
-        "blocks are text, image, reasoning (thinking), tool_call (tool_use) and tool_result"
+      message: `anthropic: message 1, block 0: ${JSON.stringify(type)} content has no canonical form: it is ${what}, ` +
+        "and the canonical blocks are text, image, reasoning (thinking), tool_call (tool_use) and tool_result;" +
+        keepHint
     })),
     {
       name: "a document inside a tool result",
@@ -656,7 +661,7 @@ describe("AnthropicFormat.decode: content with no canonical form is UnsupportedC
       path: ["messages", 1, "content", 0, "content", 1],
       contentType: "document",
       message: "anthropic: message 1, block 0: \"document\" content has no canonical form: a canonical tool result " +
-        "holds only text and image content"
+        "holds only text and image content;" + keepHint
     },
     {
       name: "an image by URL inside a tool result",
@@ -668,7 +673,7 @@ describe("AnthropicFormat.decode: content with no canonical form is UnsupportedC
       path: ["messages", 1, "content", 0, "content", 0, "source"],
       contentType: "url image source",
       message: "anthropic: message 1, block 0: \"url image source\" content has no canonical form: canonical images " +
-        "carry base64 data; fetch the image and send it as a base64 source"
+        "carry base64 data; fetch the image and send it as a base64 source, or" + keepHint
     }
   ]
   for (const c of cases) {
@@ -907,8 +912,31 @@ describe("AnthropicFormat.schema", () => {
 // laws
 // -----------------------------------------------------------------------------
 
+// what a block's detail keeps under `anthropic`, as the format reads it back
+const isRecord = (u: unknown): u is Json.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+const anthropicDetail = (detail: Json.JsonObject | null): Json.JsonObject => {
+  const anthropic = detail?.["anthropic"]
+  return isRecord(anthropic) ? anthropic : {}
+}
+
+// 1. a text block keeps non-empty citations (an array of objects) in detail.anthropic.citations
+const stripText = (block: Block.TextBlock): Block.TextBlock => {
+  const citations = anthropicDetail(block.detail)["citations"]
+  return Array.isArray(citations) && citations.length > 0 && citations.every(isRecord)
+    ? Block.text(block.text, { detail: { anthropic: { citations } } })
+    : Block.text(block.text)
+}
+
+// 1. a tool call keeps its caller (an object other than {type: "direct"}) in detail.anthropic.caller
+const stripToolCall = (block: Block.ToolCallBlock): Block.ToolCallBlock => {
+  const caller = anthropicDetail(block.detail)["caller"]
+  return isRecord(caller) && !(Object.keys(caller).length === 1 && caller["type"] === "direct")
+    ? Block.toolCall(block.id, block.name, block.input, { detail: { anthropic: { caller } } })
+    : Block.toolCall(block.id, block.name, block.input)
+}
+
 const stripContent = (block: Block.ContentBlock): Block.ContentBlock =>
-  block.type === "text" ? Block.text(block.text) : Block.image(block.data, block.mimeType)
+  block.type === "text" ? stripText(block) : Block.image(block.data, block.mimeType)
 
 const strip = <B extends Block.Block>(block: B): B => {
   const b: Block.Block = block
@@ -919,9 +947,12 @@ const strip = <B extends Block.Block>(block: B): B => {
     case "reasoning":
       return Block.reasoning(b.text, { signature: b.signature === "" ? null : b.signature }) as B
     case "tool_call":
-      return Block.toolCall(b.id, b.name, b.input) as B
+      return stripToolCall(b) as B
     case "tool_result":
       return Block.toolResult(b.tool_call_id, b.blocks.map(stripContent), { isError: b.is_error }) as B
+    case "provider":
+      // an Anthropic provider block comes back as it went, its kind the item's type
+      return Block.provider(b.provider, String(b.item["type"]), b.item) as B
   }
 }
 
@@ -971,8 +1002,10 @@ const normalizeAsWritten = (
 // Anthropic transcripts made only of content with a canonical form, each block in a role that may
 // hold it, string or block content: what a well-behaved client stores.
 const stringOr = <A, I>(blocks: Schema.Schema<A, I>) => Schema.Union(Schema.String, Schema.Array(blocks))
+// a system prompt does not cite
+const SystemText = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 const transcript = Schema.Struct({
-  system: Schema.NullOr(stringOr(AnthropicFormat.TextBlock)),
+  system: Schema.NullOr(stringOr(SystemText)),
   messages: Schema.Array(Schema.Union(
     Schema.Struct({ role: Schema.Literal("system"), content: stringOr(AnthropicFormat.TextBlock) }),
     Schema.Struct({
@@ -1009,6 +1042,36 @@ const decodeTags: ReadonlyArray<string> = [
 ]
 
 codecLaws("AnthropicFormat", AnthropicFormat, { normalize, options: optionSets })
+
+// Anthropic's own provider blocks (block types this format does not read, as the API sends them)
+// go back as they came and read back, with providerContent: "keep", byte for byte.
+const keep = { providerContent: "keep" } as const
+codecLaws(
+  "AnthropicFormat (providerContent: keep)",
+  {
+    ...AnthropicFormat,
+    decode: (input: unknown) => AnthropicFormat.decode(input, keep),
+    schema: Codec.toSchema(AnthropicFormat.codec, { decode: keep })
+  },
+  {
+    normalize,
+    options: optionSets,
+    conversations: withProviderBlocks(
+      "anthropic",
+      typedItems(FastCheck.constantFrom(
+        "server_tool_use",
+        "web_search_tool_result",
+        "code_execution_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "compaction",
+        "container_upload",
+        "document"
+      )),
+      (item) => String(item["type"])
+    )
+  }
+)
 
 describe("AnthropicFormat laws", () => {
   it.prop(

@@ -20,6 +20,7 @@ import * as PlainOpenAi from "../bench/internal/plain/openAi.js"
 import * as PlainJson from "../bench/internal/plain/pythonJson.js"
 import { dumps } from "../src/internal/pythonJson.js"
 import { firstReused } from "../src/internal/toolCallIds.js"
+import { withoutProviderBlocks } from "./utils/bridges.js"
 
 const plain = {
   openai: PlainOpenAi,
@@ -47,8 +48,11 @@ const assertAgree = (ours: Either.Either<unknown, unknown>, run: () => unknown):
  * "f" or "g" (so that Gemini's by-name pairing meets same-name calls), tool results answering
  * existing calls with text only, and reasoning only when asked.
  */
+// the hand-written encoders are the reference's formats: conversations without provider blocks
+const anyConversation = Arbitrary.make(Conversation.Conversation).map(withoutProviderBlocks)
+
 const encodable = (reasoning: boolean) =>
-  Arbitrary.make(Conversation.Conversation).map((conversation): Conversation.Conversation => {
+  anyConversation.map((conversation): Conversation.Conversation => {
     const ids = conversation.flatMap((m) =>
       (m.blocks as ReadonlyArray<Block.Block>).flatMap((b) => b.type === "tool_call" ? [b.id] : [])
     )
@@ -86,8 +90,6 @@ const encodable = (reasoning: boolean) =>
     })
     return [...system, ...rest]
   })
-
-const anyConversation = Arbitrary.make(Conversation.Conversation)
 
 describe("hand-written encoders", () => {
   for (const provider of Provider.all) {

@@ -128,6 +128,14 @@ const toolImage = [rich[0], toolOnly[1], {
 }]
 const unsigned = [rich[0], { role: "assistant", blocks: [{ type: "reasoning", text: "Check." }, text("On it.")] }]
 const laterSystem = [...support.slice(0, 2), { role: "system", blocks: [text("Be brief.")] }, support[3]]
+// a provider block of a provider no format writes back: each format's `providerContent` decides
+const hosted = [support[1], {
+  role: "assistant",
+  blocks: [
+    { type: "provider", provider: "example", kind: "search", item: { type: "search", query: "order 4411" } },
+    text("It is on its way.")
+  ]
+}]
 
 describe("cli convert", () => {
   it("converts one canonical conversation from a file to a provider format", async () => {
@@ -425,11 +433,17 @@ describe("cli options", () => {
     systemRole: true,
     reusedToolCallIds: true,
     encryptedReasoning: true,
+    providerContent: true,
     invalidToolArguments: true
   }
 
   it("has a flag for every encode and decode option of the formats, and the formats' names", () => {
-    assert.deepStrictEqual(Args.formatFlags.map((f) => f.key).sort(), Object.keys(options).sort())
+    assert.deepStrictEqual(
+      [...new Set(Args.formatFlags.map((f) => f.option ?? f.key))].sort(),
+      Object.keys(options).sort()
+    )
+    // the flag's value is stored under its own key
+    assert.strictEqual(new Set(Args.formatFlags.map((f) => f.key)).size, Args.formatFlags.length)
     assert.deepStrictEqual([...Args.sources], [...Format.sources])
     assert.deepStrictEqual([...Args.targets], [...Format.targets])
     assert.deepStrictEqual([...Args.providers], [...Format.providers])
@@ -471,14 +485,18 @@ describe("cli options", () => {
     ["anthropic", "reused-tool-call-ids", "rename", reusedIds],
     ["openai-responses", "reasoning-without-id", "text", rich],
     ["openai-responses", "system-role", "developer", support],
-    ["openai-responses", "tool-arguments", "json", toolOnly]
+    ["openai-responses", "tool-arguments", "json", toolOnly],
+    ...(["openai", "openrouter", "anthropic", "google", "openai-responses"] as const).flatMap((format) =>
+      (["text", "omit"] as const).map((value) => [format, "provider-content-to", value, hosted] as const)
+    )
   ]
   const codecOutput = (result: Either.Either<unknown, { readonly message: string }>) =>
     Either.match(result, { onLeft: (e) => `error: ${e.message}`, onRight: (wire) => wire })
 
   it("reaches every encode option with a flag", async () => {
     for (const [format, flag, value, conversation] of encodeCases) {
-      const key = Args.formatFlags.find((f) => f.name === flag)!.key
+      const found = Args.formatFlags.find((f) => f.name === flag)!
+      const key = found.option ?? found.key
       const decoded = Format.read("canonical", conversation)
       assert.isTrue(Either.isRight(decoded))
       const canonical = (decoded as Either.Right<never, Format.Target & never>).right
@@ -539,6 +557,44 @@ describe("cli options", () => {
       assert.deepStrictEqual(message.blocks[0].input, {}, from)
       assert.deepStrictEqual(message.blocks[0].detail.invalid_arguments, { raw: cut, reason: "not valid JSON" }, from)
     }
+  })
+
+  it("reaches the providerContent decode option with --provider-content, and names the flags in errors", async () => {
+    const transcript = {
+      messages: [
+        { role: "user", content: "What is the weather in Paris?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: { query: "Paris weather" } },
+            { type: "text", text: "Sunny." }
+          ]
+        }
+      ]
+    }
+    const refused = await cli(["convert", "--from", "anthropic", "--to", "canonical"], JSON.stringify(transcript))
+    assert.strictEqual(refused.code, 1)
+    assert.match(refused.stderr, /^UnsupportedContent: anthropic: message 1, block 0: "server_tool_use" /)
+    assert.include(refused.stderr, "(on the command line: --provider-content keep)")
+    const kept = await cli(
+      ["convert", "--from", "anthropic", "--to", "anthropic", "--provider-content", "keep"],
+      JSON.stringify(transcript)
+    )
+    assert.strictEqual(kept.code, 0, kept.stderr)
+    assert.deepStrictEqual(JSON.parse(kept.stdout), {
+      system: null,
+      messages: transcript.messages.map((m) =>
+        typeof m.content === "string" ? { role: m.role, content: [{ type: "text", text: m.content }] } : m
+      )
+    })
+    // to another format: an error naming the flag, or the block as text
+    const other = await cli(
+      ["convert", "--from", "anthropic", "--to", "openai", "--provider-content", "keep"],
+      JSON.stringify(transcript)
+    )
+    assert.strictEqual(other.code, 1)
+    assert.match(other.stderr, /^UnsupportedBlock: openai: message 1, block 0: cannot represent a "provider" block: /)
+    assert.include(other.stderr, "(on the command line: --provider-content-to omit)")
   })
 
   it("refuses an option, or an option's value, that the chosen format does not have", async () => {

@@ -772,6 +772,39 @@ describe("Session.getPrompt and getMessages", () => {
     )
   })
 
+  it.effect("getMessages keeps provider blocks, and still skips a block type it does not know", () => {
+    const { run, server } = setup()
+    const search = { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } }
+    server.dialogue = [
+      { role: "user", blocks: [{ text: "Search.", detail: null, type: "text" }], detail: null },
+      {
+        role: "assistant",
+        blocks: [
+          { provider: "anthropic", kind: "server_tool_use", item: search, detail: null, type: "provider" },
+          { type: "hologram", frames: 3 },
+          { text: "Found.", detail: null, type: "text" }
+        ],
+        detail: null
+      }
+    ]
+    return run((client) =>
+      Effect.scoped(Effect.gen(function*() {
+        const session = yield* client.environment("dialogue").session({ split: "train", index: 0 })
+        const conversation = yield* session.getMessages()
+        assert.deepStrictEqual(conversation, [
+          Message.user("Search."),
+          Message.assistant([Block.provider("anthropic", "server_tool_use", search), Block.text("Found.")])
+        ])
+        const read = yield* session.readMessages
+        assert.deepStrictEqual(read.skipped.map((s) => [s.messageIndex, s.blockIndex, s.blockType]), [[
+          1,
+          1,
+          "hologram"
+        ]])
+      }))
+    )
+  })
+
   it.effect("a server without /messages: the prompt as one user message, and /messages is not asked again", () => {
     const { run, server } = setup()
     server.messages = false

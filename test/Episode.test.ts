@@ -163,6 +163,49 @@ layer(TestLive, { timeout: 30_000 })("Episode", (it) => {
       assert.strictEqual(limited.calls.length, 3)
     }))
 
+  it.effect("a paused turn (stop reason pause) is sent back for the model to go on", () =>
+    Effect.gen(function*() {
+      const client = yield* Client.Client
+      const env = counter(client)
+      const seen: Array<number> = []
+      const step: Episode.Step = ({ conversation, turn }) => {
+        seen.push(conversation.length)
+        return Effect.succeed<ModelResponse.ModelResponse>(
+          turn === 0
+            ? { message: Message.assistant([Block.text("Searching...")]), stopReason: "pause", usage: {} }
+            : turn === 1
+            ? { message: Message.assistant([Block.toolCall("d", "done", {})]), stopReason: "tool_calls", usage: {} }
+            : { message: Message.assistant([Block.text("?")]), stopReason: "stop", usage: {} }
+        )
+      }
+      const episode = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 2 }),
+        (session) => Episode.run(session, step)
+      ))
+      assert.deepStrictEqual(episode.stop, { _tag: "Finished", tool: "done" })
+      assert.strictEqual(episode.turns, 2)
+      // the paused turn stays in the conversation, and the next step sees it (prompt, paused turn)
+      assert.deepStrictEqual(seen, [1, 2])
+      assert.deepStrictEqual(episode.conversation.map((m) => m.role), ["user", "assistant", "assistant", "user"])
+
+      // a model that pauses for ever still stops at the turn limit
+      const paused = yield* Effect.scoped(Effect.flatMap(
+        env.session({ split: "train", index: 2 }),
+        (session) =>
+          Episode.run(
+            session,
+            () =>
+              Effect.succeed<ModelResponse.ModelResponse>({
+                message: Message.assistant([Block.text("...")]),
+                stopReason: "pause",
+                usage: {}
+              }),
+            { maxTurns: 2 }
+          )
+      ))
+      assert.deepStrictEqual(paused.stop, { _tag: "TurnLimit", maxTurns: 2 })
+    }))
+
   it.effect("a failing tool or model step ends the episode as Failed, keeping what happened", () =>
     Effect.gen(function*() {
       const client = yield* Client.Client

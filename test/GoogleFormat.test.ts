@@ -3,11 +3,12 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { Block, Conversation, ConversionError, Message } from "openreward-effect"
+import { Block, Conversation, ConversionError, Json, Message } from "openreward-effect"
+import * as Codec from "openreward-effect/Codec"
 import * as GoogleFormat from "openreward-effect/GoogleFormat"
 import { unique } from "../src/internal/toolCallIds.js"
 import { standardImages } from "./utils/base64.js"
-import { codecLaws } from "./utils/codecLaws.js"
+import { codecLaws, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 
 /** `normalize` as the format's page lists it, then image data as every decode reads it (utils/base64.ts). */
@@ -1073,14 +1074,36 @@ describe("GoogleFormat.decode errors", () => {
           messageIndex: 0,
           blockIndex: 1,
           contentType,
-          reason
+          reason: `${reason}; decode with providerContent: "keep" to keep the part as a provider block, which ` +
+            "encode writes back"
         })
       )
+      // with providerContent keep: a provider block of the field's camelCase name, holding the part
+      // as it came, written back in its place
+      const part = { [key]: value, thoughtSignature: "c2ln" }
+      const transcript = { contents: [{ role: "model", parts: [{ text: "x" }, part] }] }
+      const kept = GoogleFormat.decode(transcript, { providerContent: "keep" })
+      assert.isTrue(Either.isRight(kept))
+      if (Either.isRight(kept)) {
+        const block = kept.right[0]!.blocks[1]!
+        assert.deepStrictEqual(block, {
+          provider: "google",
+          kind: key.includes("_") ? key.replace(/_(.)/g, (_, c: string) => c.toUpperCase()) : key,
+          item: part,
+          detail: null,
+          type: "provider"
+        })
+        const back = GoogleFormat.encode(kept.right)
+        assert.isTrue(Either.isRight(back))
+        if (Either.isRight(back)) {
+          assert.strictEqual(JSON.stringify(back.right.contents[0]!.parts[1]), JSON.stringify(part))
+        }
+      }
     }
     assert.strictEqual(
       left(GoogleFormat.decode([{ parts: [{ fileData: { fileUri: "gs://b/x.png", mimeType: "image/png" } }] }]))
         .message,
-      "google: message 0, block 0: \"file_data\" content has no canonical form: it references a file by URI, and canonical images carry their bytes inline"
+      "google: message 0, block 0: \"file_data\" content has no canonical form: it references a file by URI, and canonical images carry their bytes inline; decode with providerContent: \"keep\" to keep the part as a provider block, which encode writes back"
     )
   })
 
@@ -1326,6 +1349,28 @@ codecLaws("GoogleFormat", GoogleFormat, {
   conversations: withLaterSystem,
   isWire: Schema.is(GoogleFormat.Input)
 })
+
+// Gemini's hosted parts (code execution, server-side tools) go back as they came and read back,
+// with providerContent: "keep", byte for byte.
+const keep = { providerContent: "keep" } as const
+const hostedParts = FastCheck.tuple(
+  FastCheck.constantFrom("executableCode", "codeExecutionResult", "toolCall", "toolResponse"),
+  Arbitrary.make(Json.JsonObject)
+).map(([key, value]): Json.JsonObject => ({ [key]: value }))
+codecLaws(
+  "GoogleFormat (providerContent: keep)",
+  {
+    ...GoogleFormat,
+    decode: (input: unknown) => GoogleFormat.decode(input, keep),
+    schema: Codec.toSchema(GoogleFormat.codec, { decode: keep })
+  },
+  {
+    normalize,
+    options: [undefined, allOptions],
+    conversations: withProviderBlocks("google", hostedParts, (item) => Object.keys(item)[0]!, withLaterSystem),
+    isWire: Schema.is(GoogleFormat.Input)
+  }
+)
 
 describe("GoogleFormat.decode: one declaration, read by the guard and the Schema", () => {
   guardLaws("Request", GoogleFormat.InputRequest, { onExcessProperty: "ignore" })

@@ -394,15 +394,17 @@ describe("AnthropicFormat.decodeResponse", () => {
       Block.reasoning("Look it up.", { signature: "sig1" }),
       Block.text("Checking.", {
         detail: {
-          citations: [{
-            type: "char_location",
-            cited_text: "order 7",
-            document_index: 0,
-            document_title: null,
-            end_char_index: 7,
-            file_id: null,
-            start_char_index: 0
-          }]
+          anthropic: {
+            citations: [{
+              type: "char_location",
+              cited_text: "order 7",
+              document_index: 0,
+              document_title: null,
+              end_char_index: 7,
+              file_id: null,
+              start_char_index: 0
+            }]
+          }
         }
       }),
       Block.toolCall("toolu_1", "lookup", { id: "7" })
@@ -523,15 +525,17 @@ describe("AnthropicFormat.decodeStream", () => {
       ]
       const r = yield* AnthropicFormat.decodeStream(Stream.fromIterable(cited))
       assert.deepStrictEqual(r.message.blocks[0]?.detail, {
-        citations: [{
-          type: "char_location",
-          cited_text: "x",
-          document_index: 0,
-          document_title: null,
-          end_char_index: 1,
-          file_id: null,
-          start_char_index: 0
-        }]
+        anthropic: {
+          citations: [{
+            type: "char_location",
+            cited_text: "x",
+            document_index: 0,
+            document_title: null,
+            end_char_index: 1,
+            file_id: null,
+            start_char_index: 0
+          }]
+        }
       })
     }))
 

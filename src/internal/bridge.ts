@@ -16,6 +16,7 @@ import type * as ModelResponse from "../ModelResponse.js"
 import { standard } from "./base64.js"
 import * as BlockError from "./blockError.js"
 import { isPlainObject } from "./plain.js"
+import * as ProviderContent from "./providerContent.js"
 import { copyJson, copyJsonObject } from "./wireInput.js"
 
 // -----------------------------------------------------------------------------
@@ -167,6 +168,8 @@ export type SignatureTarget = "anthropic" | "google" | "none"
 /** Encoding options both bridges take. */
 export interface EncodeOptions {
   readonly signatures?: SignatureTarget | undefined
+  /** A provider block: an `UnsupportedBlock` (default), left out, or its text. */
+  readonly providerContent?: ProviderContent.EncodePolicy | undefined
 }
 
 /**
@@ -251,6 +254,10 @@ export const encodeWith = <Out, Message, User, Tool, Assistant>(
               const part = toolkit.userImage(block, i, j)
               if (Either.isLeft(part)) return Either.left(part.left)
               content.push(part.right)
+            } else if (block.type === "provider") {
+              const text = providerText(format, block, i, j, options?.providerContent)
+              if (text instanceof ConversionError.UnsupportedBlock) return Either.left(text)
+              if (text !== undefined) content.push(toolkit.text(text))
             }
           }
           messages.push(toolkit.user(content, { detail, continues }))
@@ -298,6 +305,12 @@ export const encodeWith = <Out, Message, User, Tool, Assistant>(
                 names.set(block.id, block.name)
                 content.push(toolkit.toolCall(block))
                 break
+              case "provider": {
+                const text = providerText(format, block, i, j, options?.providerContent)
+                if (text instanceof ConversionError.UnsupportedBlock) return Either.left(text)
+                if (text !== undefined) content.push(toolkit.text(text))
+                break
+              }
             }
           }
           messages.push(toolkit.assistant(content, { detail }))
@@ -307,6 +320,21 @@ export const encodeWith = <Out, Message, User, Tool, Assistant>(
     }
   }
   return Either.right(toolkit.finish(messages))
+}
+
+/**
+ * A provider block in a toolkit's messages: the toolkits have no part for content a provider's API
+ * hosts, so it is an `UnsupportedBlock` (default), left out, or its text, as `policy` says.
+ */
+const providerText = (
+  format: ConversionError.Bridge,
+  block: Block.ProviderBlock,
+  messageIndex: number,
+  blockIndex: number,
+  policy: ProviderContent.EncodePolicy | undefined
+): Block.TextBlock | ConversionError.UnsupportedBlock | undefined => {
+  const other = ProviderContent.foreign(format, block, messageIndex, blockIndex, policy)
+  return other instanceof ConversionError.UnsupportedBlock ? other : other._tag === "text" ? other.block : undefined
 }
 
 /**

@@ -101,6 +101,14 @@ const block = (raw: Raw): Block.Block => {
         type: "tool_result"
       }
     }
+    case "provider":
+      return {
+        provider: raw["provider"] as string,
+        kind: raw["kind"] as string,
+        item: Guard.copyJsonObject(raw["item"] as Json.JsonObject),
+        detail: detailOf(raw),
+        type: "provider"
+      }
   }
 }
 
@@ -165,7 +173,7 @@ const screenBlocks = (
     if (typeof type !== "string") {
       return Either.left(malformed([...path, "type"], "expected a string block type", i, j))
     }
-    if (!Block.isSupportedType(type)) {
+    if (!Block.isType(type)) {
       if (!options.lenient) {
         return Either.left(
           new ConversionError.UnknownBlockType({ path, messageIndex: i, blockIndex: j, blockType: type })
@@ -187,7 +195,7 @@ const screenBlocks = (
         const innerPath = [...path, "blocks", k]
         const innerType = isRecord(b) ? b["type"] : undefined
         if (typeof innerType === "string" && !contentTypes.has(innerType)) {
-          if (Block.isSupportedType(innerType)) {
+          if (Block.isType(innerType)) {
             return Either.left(
               malformed(innerPath, `a tool_result may hold only text and image blocks, not ${innerType}`, i, j)
             )
@@ -350,6 +358,14 @@ export const encodeBlock = (block: Block.Block): typeof Block.Block.Encoded => {
         type: "tool_result"
       }
     }
+    case "provider":
+      return {
+        provider: block.provider,
+        kind: block.kind,
+        item: block.item,
+        detail: block.detail ?? null,
+        type: "provider"
+      }
   }
 }
 

@@ -130,6 +130,8 @@ export class FakeServer {
   framing: Framing = { eol: "\r\n", chunkSize: 4096 }
   /** Serve `/messages` (servers since reference 0.1.157). */
   messages = true
+  /** What `/messages` answers for the conversation environment. */
+  dialogue: Json = dialogueMessages
   /** Serve `/task_tools`. */
   taskTools = true
   /** The tools `/tools` and `/task_tools` list. */
@@ -211,7 +213,7 @@ export class FakeServer {
         return json(env === "plain" ? plainPrompt : [text("[flattened]")])
       case "GET messages":
         if (!this.messages) return detail(404, "Not Found")
-        return json(env === "plain" ? [{ role: "user", blocks: plainPrompt, detail: null }] : dialogueMessages)
+        return json(env === "plain" ? [{ role: "user", blocks: plainPrompt, detail: null }] : this.dialogue)
       case "POST call":
         return this.call(body, fault)
       case "POST score_group":

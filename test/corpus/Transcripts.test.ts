@@ -73,6 +73,8 @@ const content = (conversation: Conversation.Conversation): ReadonlyArray<string>
               block.blocks.map((b) => b.type === "text" ? b.text : `image ${b.mimeType} ${b.data.length}`).join("\n")
             }`
           ]
+        case "provider":
+          return [`provider ${block.provider} ${block.kind} ${JSON.stringify(block.item)}`]
       }
     })
   )

@@ -224,13 +224,19 @@ describe("decodeResponse and decodeStream", () => {
     )
   })
 
-  it("decodeStream adds the stream's own error and IncompleteStream", () => {
+  it("decodeStream adds the stream's own error, IncompleteStream, and the choice of a message", () => {
     const events = null as unknown as Stream.Stream<unknown, "ReadFailed">
     expectTypeOf(AnthropicFormat.decodeStream(events)).toEqualTypeOf<
       Effect.Effect<ModelResponse.ModelResponse, "ReadFailed" | AnthropicFormat.StreamError>
     >()
     expectTypeOf<AnthropicFormat.StreamError["_tag"]>().toEqualTypeOf<
-      "MalformedInput" | "MisplacedBlock" | "UnsupportedContent" | "InvalidToolArguments" | "IncompleteStream"
+      | "MalformedInput"
+      | "MisplacedBlock"
+      | "UnsupportedContent"
+      | "InvalidToolArguments"
+      | "IncompleteStream"
+      | "MultipleChoices"
+      | "NoAnswer"
     >()
   })
 })

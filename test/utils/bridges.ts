@@ -14,6 +14,12 @@ import * as Tool from "openreward-effect/Tool"
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64")
 
+/** The conversation without its provider blocks (which neither bridge nor the reference's formats hold). */
+export const withoutProviderBlocks = (conversation: Conversation.Conversation): Conversation.Conversation =>
+  conversation.map((m) =>
+    ({ ...m, blocks: (m.blocks as ReadonlyArray<Block.Block>).filter((b) => b.type !== "provider") }) as Message.Message
+  )
+
 const fixImage = <B extends Block.Block>(block: B): B =>
   block.type === "image"
     ? {
@@ -25,12 +31,12 @@ const fixImage = <B extends Block.Block>(block: B): B =>
 
 /**
  * Every arbitrary conversation, changed only where a bridge must refuse it: image data becomes
- * canonical base64 of an `image/*` type, system images become text, and a tool result with no call before it gets one
- * (an assistant turn inserted just before its user turn).
+ * canonical base64 of an `image/*` type, system images become text, a tool result with no call before it gets one
+ * (an assistant turn inserted just before its user turn), and provider blocks are left out.
  */
 export const encodable = Arbitrary.make(Conversation.Conversation).map((conversation): Conversation.Conversation => {
   const seen = new Set<string>()
-  return conversation.flatMap((m): ReadonlyArray<Message.Message> => {
+  return withoutProviderBlocks(conversation).flatMap((m): ReadonlyArray<Message.Message> => {
     switch (m.role) {
       case "system":
         return [{

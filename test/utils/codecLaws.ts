@@ -4,7 +4,8 @@
  * 1. `encode(c, options)` succeeds, or fails with one of the format's `encodeErrors`, pointing at an
  *    existing message (and block, and block inside a tool result) of `c`.
  * 2. When `encode(c, options)` succeeds, `decode` of its JSON gives `normalize(c, options)`: the
- *    conversation up to exactly the losses the format's page documents. This law runs on
+ *    conversation up to exactly the losses the format's page documents, and every provider block's
+ *    item comes back byte for byte (key order included). This law runs on
  *    conversations that encode: an arbitrary conversation is repaired by removing, one at a time,
  *    what the encoder points at (a block, a block inside a tool result, a message) until it
  *    encodes, so no run is a sample where almost nothing encodes.
@@ -24,7 +25,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Codec, Conversation, type ConversionError, type Message } from "openreward-effect"
+import { Block, Codec, Conversation, type ConversionError, Json, type Message } from "openreward-effect"
 
 type Tag = ConversionError.ConversionError["_tag"]
 
@@ -137,6 +138,49 @@ export const encodable = <Options>(
     return assert.fail("the conversation cannot be made encodable by removing what encode points at")
   })
 
+/** The items of a conversation's provider blocks, as JSON text (key order counts). */
+const providerItems = (conversation: Conversation.Conversation): ReadonlyArray<string> =>
+  conversation.flatMap((message) =>
+    (message.blocks as ReadonlyArray<Block.Block>).flatMap((b) => b.type === "provider" ? [JSON.stringify(b.item)] : [])
+  )
+
+/**
+ * Conversations with provider blocks of `provider` put in their user and assistant messages, up to
+ * two a message at any position (of the messages of `roles`): `items` are the items (the provider's
+ * JSON), `kindOf` says the kind its decoder gives one.
+ */
+export const withProviderBlocks = (
+  provider: string,
+  items: FastCheck.Arbitrary<Json.JsonObject>,
+  kindOf: (item: Json.JsonObject) => string,
+  conversations: FastCheck.Arbitrary<Conversation.Conversation> = anyConversation,
+  roles: ReadonlyArray<"user" | "assistant"> = ["user", "assistant"]
+): FastCheck.Arbitrary<Conversation.Conversation> =>
+  conversations.chain((conversation) =>
+    FastCheck.tuple(...conversation.map((message) =>
+      message.role === "system" || !roles.includes(message.role)
+        ? FastCheck.constant(message)
+        : FastCheck.array(FastCheck.tuple(FastCheck.nat(), items), { maxLength: 2 }).map((inserts): Message.Message => {
+          const blocks: Array<Block.Block> = [...message.blocks]
+          for (const [at, item] of inserts) {
+            blocks.splice(at % (blocks.length + 1), 0, Block.provider(provider, kindOf(item), item))
+          }
+          return { ...message, blocks } as Message.Message
+        })
+    ))
+  )
+
+/** JSON objects with a `type` from `types` first, then any other keys: a provider's item. */
+export const typedItems = (types: FastCheck.Arbitrary<string>): FastCheck.Arbitrary<Json.JsonObject> =>
+  FastCheck.tuple(types, Arbitrary.make(Json.JsonObject)).map(([type, rest]) => {
+    const item: { [key: string]: Json.JsonValue } = { type }
+    for (const [key, value] of Object.entries(rest)) {
+      if (key === "type") continue
+      Object.defineProperty(item, key, { value, writable: true, enumerable: true, configurable: true })
+    }
+    return item
+  })
+
 /** Run the codec laws for one format. */
 export const codecLaws = <Options>(name: string, format: Format<Options>, laws: Laws<Options>): void => {
   const numRuns = laws.numRuns ?? 100
@@ -171,7 +215,9 @@ export const codecLaws = <Options>(name: string, format: Format<Options>, laws: 
           if (laws.isWire !== undefined) assert.isTrue(laws.isWire(stored), "the encoded request is the format's wire")
           const decoded = format.decode(stored)
           if (Either.isLeft(decoded)) assert.fail(`decode failed: ${decoded.left.message}`)
-          assert.deepStrictEqual(decoded.right, laws.normalize(conversation, options))
+          const expected = laws.normalize(conversation, options)
+          assert.deepStrictEqual(decoded.right, expected)
+          assert.deepStrictEqual(providerItems(decoded.right), providerItems(expected), "provider items, byte for byte")
         },
         { fastCheck: { numRuns } }
       )

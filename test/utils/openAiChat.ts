@@ -94,7 +94,8 @@ const normalizeAsWritten = (
         const rest: Array<Block.ContentBlock> = []
         for (const block of message.blocks) {
           if (block.type === "tool_result") results.push(toolResult(block, options, moved))
-          else rest.push(content(block))
+          // a provider block of another format is never encoded (the conversations here encoded)
+          else if (block.type !== "provider") rest.push(content(block))
         }
         const blocks = [...moved, ...rest]
         if (blocks.length > 0) {

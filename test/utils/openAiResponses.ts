@@ -41,6 +41,10 @@ const assistantBlocks = (
       case "reasoning":
         // Loss 6: reasoning without an item id is left out, or read back as text.
         return options.reasoningWithoutId === "text" ? [Block.text(block.text)] : []
+      case "provider":
+        // its own: the item goes back as it came (its detail is not sent: loss 1); another
+        // format's provider block is never encoded (the conversations here encoded)
+        return block.provider === "openai-responses" ? [Block.provider(block.provider, block.kind, block.item)] : []
     }
   })
 
@@ -84,7 +88,7 @@ const normalizeAsWritten = (
           if (block.type === "tool_result") {
             flushAssistant()
             results.push(toolResult(block))
-          } else rest.push(content(block))
+          } else if (block.type !== "provider") rest.push(content(block))
         }
         if (rest.length > 0) {
           flushAssistant()

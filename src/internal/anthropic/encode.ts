@@ -17,16 +17,27 @@ import type * as Block from "../../Block.js"
 import * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import * as Message from "../../Message.js"
+import * as BlockError from "../blockError.js"
+import * as ProviderContent from "../providerContent.js"
 import * as ToolCallIds from "../toolCallIds.js"
+import * as Detail from "./detail.js"
 import * as Reasoning from "./reasoning.js"
 import * as Redacted from "./redacted.js"
 
 const format = "anthropic" as const
 
+// a text block, with the citations decoding kept in its detail
+const encodeText = (block: Block.TextBlock): Format.TextBlock => {
+  const citations = Detail.citations(block.detail)
+  return citations === undefined
+    ? { type: "text", text: block.text }
+    : { type: "text", text: block.text, citations }
+}
+
 const encodeContent = (block: Block.ContentBlock): Format.ToolResultContent => {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text }
+      return encodeText(block)
     case "image":
       return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } }
     default:
@@ -67,7 +78,8 @@ const allows = (role: Message.Role): Allows => {
     image: set.has("image"),
     reasoning: set.has("reasoning"),
     tool_call: set.has("tool_call"),
-    tool_result: set.has("tool_result")
+    tool_result: set.has("tool_result"),
+    provider: set.has("provider")
   }
 }
 const systemAllows = allows("system")
@@ -85,8 +97,9 @@ const encodeBlocks = (
   blocks: ReadonlyArray<Block.Block>,
   original: ReadonlyArray<Block.Block>,
   messageIndex: number,
-  content: Array<Format.ContentBlock>
-): ConversionError.MisplacedBlock | undefined => {
+  content: Array<Format.ContentBlock>,
+  providerContent: ProviderContent.EncodePolicy | undefined
+): ConversionError.MisplacedBlock | ConversionError.UnsupportedBlock | undefined => {
   const allowed = role === "assistant" ? assistantAllows : role === "user" ? userAllows : systemAllows
   for (let j = 0; j < blocks.length; j++) {
     const block = blocks[j]!
@@ -94,7 +107,7 @@ const encodeBlocks = (
     switch (block.type) {
       case "text":
         if (!allowed.text) break
-        content.push({ type: "text", text: block.text })
+        content.push(encodeText(block))
         continue
       case "image":
         if (!allowed.image) break
@@ -112,14 +125,43 @@ const encodeBlocks = (
         )
         continue
       }
-      case "tool_call":
+      case "tool_call": {
         if (!allowed.tool_call) break
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
+        const caller = Detail.caller(block.detail)
+        content.push(
+          caller === undefined
+            ? { type: "tool_use", id: block.id, name: block.name, input: block.input }
+            : { type: "tool_use", id: block.id, name: block.name, input: block.input, caller }
+        )
         continue
+      }
       case "tool_result":
         if (!allowed.tool_result) break
         content.push(encodeToolResult(block))
         continue
+      case "provider": {
+        if (!allowed.provider) break
+        const index = original.indexOf(block)
+        if (block.provider === format) {
+          // written back as Anthropic sent it: a block of a type this format does not read, or a
+          // `tool_use` its code execution made
+          if (typeof block.item["type"] !== "string") {
+            return BlockError.unsupported(
+              format,
+              messageIndex,
+              index,
+              "provider",
+              "an Anthropic provider block's item is a content block, with a string type"
+            )
+          }
+          content.push(block.item as Format.ContentBlock)
+          continue
+        }
+        const other = ProviderContent.foreign(format, block, messageIndex, index, providerContent)
+        if (other instanceof ConversionError.UnsupportedBlock) return other
+        if (other._tag === "text") content.push({ type: "text", text: other.block.text })
+        continue
+      }
       default:
         return absurd(block)
     }
@@ -156,7 +198,7 @@ const textOnly = (
   message: Message.SystemMessage,
   messageIndex: number,
   reason: string,
-  texts: Array<string>
+  texts: Array<Block.TextBlock>
 ): ConversionError.UnsupportedBlock | undefined => {
   const blocks = message.blocks
   for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
@@ -171,7 +213,7 @@ const textOnly = (
         reason
       })
     }
-    texts.push(block.text)
+    texts.push(block)
   }
   return undefined
 }
@@ -195,15 +237,13 @@ const encodeLaterSystem = (
       )
     case "user": {
       const content: Array<Format.ContentBlock> = []
-      const error = encodeBlocks("system", message.blocks, message.blocks, messageIndex, content)
+      const error = encodeBlocks("system", message.blocks, message.blocks, messageIndex, content, undefined)
       return error === undefined ? Either.right({ role: "user", content }) : Either.left(error)
     }
     case "inline": {
-      const texts: Array<string> = []
+      const texts: Array<Block.TextBlock> = []
       const error = textOnly(message, messageIndex, "a mid-conversation system message holds text only", texts)
-      return error === undefined
-        ? Either.right({ role: "system", content: texts.map((text): Format.TextBlock => ({ type: "text", text })) })
-        : Either.left(error)
+      return error === undefined ? Either.right({ role: "system", content: texts.map(encodeText) }) : Either.left(error)
     }
     default:
       return absurd(policy)
@@ -215,7 +255,7 @@ const encodeConversation = (
   options: Format.EncodeOptions | undefined
 ): Either.Either<Format.Wire, Format.EncodeError> => {
   const laterSystem = options?.laterSystem ?? "error"
-  const system: Array<string> = []
+  const system: Array<Block.TextBlock> = []
   const messages: Array<Format.WireMessage> = []
   let leading = true
   for (let i = 0; i < conversation.length; i++) {
@@ -237,7 +277,7 @@ const encodeConversation = (
         leading = false
         const blocks = message.role === "user" ? toolResultsFirst(message.blocks) : message.blocks
         const content: Array<Format.ContentBlock> = []
-        const error = encodeBlocks(message.role, blocks, message.blocks, i, content)
+        const error = encodeBlocks(message.role, blocks, message.blocks, i, content, options?.providerContent)
         if (error !== undefined) return Either.left(error)
         messages.push({ role: message.role, content })
         break
@@ -250,8 +290,8 @@ const encodeConversation = (
     system: system.length === 0
       ? null
       : options?.system === "blocks"
-      ? system.map((text): Format.TextBlock => ({ type: "text", text }))
-      : system.join("\n\n"),
+      ? system.map((block): Format.TextBlock => ({ type: "text", text: block.text }))
+      : system.map((block) => block.text).join("\n\n"),
     messages
   })
 }

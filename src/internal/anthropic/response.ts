@@ -1,19 +1,20 @@
 /**
  * An Anthropic Messages answer (`Message`) to a {@link ModelResponse}.
  *
- * The R.envelope (`stop_reason`, `stop_details`, `usage`, `id`, `model`) is read here; the content
+ * The envelope (`stop_reason`, `stop_details`, `usage`, `id`, `model`) is read here; the content
  * blocks go through the Anthropic transcript decoder as one assistant message, so a block reads
- * exactly as it does in a transcript, errors included (paths moved to the response's `content`).
- * What a response has and a transcript does not: `citations` on text blocks, kept in the text
- * block's `detail`; block types the caller chose to leave out (`omit`).
+ * exactly as it does in a transcript, errors and `providerContent` included (paths moved to the
+ * response's `content`). Every other field of the envelope (`container`, `context_management`,
+ * `stop_sequence`, the whole `usage`, ...) is kept in the response's `detail.anthropic`. Block types
+ * the caller chose to leave out (`omit`) are left out.
  *
  * @internal
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type * as Format from "../../AnthropicFormat.js"
 import type * as ConversionError from "../../ConversionError.js"
 import type * as Json from "../../Json.js"
-import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import * as Decoder from "../decoder.js"
 import * as Plain from "../plain.js"
@@ -21,10 +22,7 @@ import * as R from "../response.js"
 import * as Input from "../wireInput.js"
 import * as decoder from "./decode.js"
 
-export interface ResponseOptions {
-  readonly omit?: ReadonlyArray<string> | undefined
-  readonly invalidToolArguments?: Input.InvalidArguments
-}
+export type ResponseOptions = Format.ResponseOptions
 
 const format = "anthropic" as const
 
@@ -102,24 +100,15 @@ export const decodeResponse = (
     const omit = new Set(options.omit ?? [])
     const kept: Array<unknown> = []
     const positions: Array<number> = []
-    const citations = new Map<number, Json.JsonValue>()
     for (const [j, block] of response.content.entries()) {
       const type = R.isRecord(block) ? block["type"] : undefined
       if (typeof type === "string" && omit.has(type)) continue
-      if (R.isRecord(block) && type === "text" && Array.isArray(block["citations"]) && block["citations"].length > 0) {
-        const copied = Input.copyJson(block["citations"], 0)
-        if (copied === undefined) {
-          return Either.left(R.malformedAt(format, ["content", j, "citations"], "expected JSON citations"))
-        }
-        citations.set(kept.length, copied)
-        const { citations: _, ...rest } = block
-        kept.push(rest)
-      } else {
-        kept.push(block)
-      }
+      kept.push(block)
       positions.push(j)
     }
-    const conversation = decoder.decode([{ role: "assistant", content: kept }])
+    const conversation = decoder.decode([{ role: "assistant", content: kept }], {
+      providerContent: options.providerContent
+    })
     if (Either.isLeft(conversation)) {
       const error = conversation.left
       const k = "blockIndex" in error ? error.blockIndex : undefined
@@ -129,24 +118,44 @@ export const decodeResponse = (
           : R.rebase(error, 3, ["content", positions[k] ?? k], (b) => positions[b] ?? b)
       )
     }
-    const [only] = conversation.right
-    if (conversation.right.length !== 1 || only?.role !== "assistant") {
+    const [message] = conversation.right
+    if (conversation.right.length !== 1 || message?.role !== "assistant") {
       return Either.left(R.malformedAt(format, ["content"], "expected the content of one assistant message"))
     }
-    const blocks = citations.size === 0
-      ? only.blocks
-      : only.blocks.map((b, k) => {
-        const found = citations.get(k)
-        return found === undefined ? b : { ...b, detail: { ...b.detail, citations: found } }
-      })
-    const message = Message.assistant(blocks)
     const stop = response.stop_reason ?? undefined
     const normalised = stop === undefined ? "other" : R.lookup(stopReasons, stop) ?? "other"
     const refusal = stop === "refusal" ? response.stop_details?.explanation ?? "" : undefined
+    const detail = envelopeDetail(input)
+    if (detail === undefined) {
+      return Either.left(R.malformedAt(format, [], "expected the message's fields to be JSON"))
+    }
     return Either.right({
       message,
       stopReason: R.stopReason(normalised, message),
       usage: readUsage(response.usage),
-      ...R.optionalStrings({ providerStopReason: stop, refusal, id: response.id, model: response.model })
+      ...R.optionalStrings({ providerStopReason: stop, refusal, id: response.id, model: response.model }),
+      ...(detail === null ? {} : { detail })
     })
   })
+
+// the envelope fields the response holds elsewhere: the content, the constants and what is read
+const readElsewhere: ReadonlySet<string> = new Set(["content", "type", "role", "id", "model", "stop_reason"])
+
+/**
+ * Every other field of the message (`null` ones left out), copied, as `{anthropic: {...}}`: `null`
+ * when there is none, `undefined` when one is not JSON.
+ */
+const envelopeDetail = (input: { readonly [key: string]: unknown }): Json.JsonObject | null | undefined => {
+  const fields: { [key: string]: Json.JsonValue } = {}
+  let any = false
+  for (const key of Object.keys(input)) {
+    const value = input[key]
+    if (readElsewhere.has(key) || value === null || value === undefined) continue
+    const copied = Input.copyJson(value, 1)
+    if (copied === undefined) return undefined
+    // an own `__proto__` key stays a data key, as copyJson keeps it
+    Object.defineProperty(fields, key, { value: copied, writable: true, enumerable: true, configurable: true })
+    any = true
+  }
+  return any ? { anthropic: fields } : null
+}

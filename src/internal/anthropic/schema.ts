@@ -17,9 +17,14 @@ export const name = "anthropic" as const
 // wire: what encode produces
 // -----------------------------------------------------------------------------
 
+// `citations` of a text block (web search, documents, ...): kept in the canonical block's
+// `detail.anthropic.citations` and written back from there
+const Citations = Schema.Array(Json.JsonObject)
+
 export const TextBlock = Schema.Struct({
   type: Schema.tag("text"),
-  text: Schema.String
+  text: Schema.String,
+  citations: Schema.optionalWith(Citations, { exact: true })
 }).annotations({ identifier: "AnthropicTextBlock" })
 
 export const Base64ImageSource = Schema.Struct({
@@ -39,11 +44,16 @@ export const ThinkingBlock = Schema.Struct({
   signature: Schema.optionalWith(Schema.String, { exact: true })
 }).annotations({ identifier: "AnthropicThinkingBlock" })
 
+// Who made a tool call: `{type: "direct"}` (the model, the default) or the provider's code
+// execution (`{type: "code_execution_20250825", tool_id}`, programmatic tool calling)
+export const Caller = Json.JsonObject
+
 export const ToolUseBlock = Schema.Struct({
   type: Schema.tag("tool_use"),
   id: Schema.String,
   name: Schema.String,
-  input: Json.JsonObject
+  input: Json.JsonObject,
+  caller: Schema.optionalWith(Caller, { exact: true })
 }).annotations({ identifier: "AnthropicToolUseBlock" })
 
 export const ToolResultContent = Schema.Union(TextBlock, ImageBlock)
@@ -60,13 +70,33 @@ export const RedactedThinkingBlock = Schema.Struct({
   data: Schema.String
 }).annotations({ identifier: "AnthropicRedactedThinkingBlock" })
 
+// A block of a type this format does not read: its `type` and its JSON, every key kept (a provider
+// block's item). Its `type` is branded, so that ruling such a block out narrows a block union to the
+// known members.
+const otherThan = (known: ReadonlyArray<string>) => {
+  const set: ReadonlySet<string> = new Set(known)
+  return Schema.Struct(
+    {
+      type: Schema.String.pipe(
+        Schema.filter((type) => !set.has(type), { message: () => "a block of a known type must match its schema" }),
+        Schema.brand("AnthropicOtherBlockType")
+      )
+    },
+    Schema.Record({ key: Schema.String, value: Json.JsonValue })
+  )
+}
+
+export const OtherBlock = otherThan(["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"])
+  .annotations({ identifier: "AnthropicOtherBlock" })
+
 export const ContentBlock = Schema.Union(
   TextBlock,
   ImageBlock,
   ThinkingBlock,
   RedactedThinkingBlock,
   ToolUseBlock,
-  ToolResultBlock
+  ToolResultBlock,
+  OtherBlock
 )
 
 export const WireMessage = Schema.Struct({
@@ -74,8 +104,14 @@ export const WireMessage = Schema.Struct({
   content: Schema.Array(ContentBlock)
 }).annotations({ identifier: "AnthropicMessage" })
 
+// a text block of the `system` parameter, as encode writes it (no citations)
+export const SystemBlock = Schema.Struct({
+  type: Schema.tag("text"),
+  text: Schema.String
+}).annotations({ identifier: "AnthropicSystemBlock" })
+
 export const Wire = Schema.Struct({
-  system: Schema.NullOr(Schema.Union(Schema.String, Schema.Array(TextBlock))),
+  system: Schema.NullOr(Schema.Union(Schema.String, Schema.Array(SystemBlock))),
   messages: Schema.Array(WireMessage)
 }).annotations({ identifier: "AnthropicConversation" })
 
@@ -96,22 +132,10 @@ const stringOr = <B extends Schema.Schema.Any>(blocks: B, what: string) =>
         }
   })
 
-// A block of a type this format does not read. Its `type` is branded, so that ruling such a block
-// out narrows a block union to the known members.
-const otherThan = (known: ReadonlyArray<string>) => {
-  const set: ReadonlySet<string> = new Set(known)
-  return Schema.Struct({
-    type: Schema.String.pipe(
-      Schema.filter((type) => !set.has(type), { message: () => "a block of a known type must match its schema" }),
-      Schema.brand("AnthropicOtherBlockType")
-    )
-  })
-}
-
 export const InputTextBlock = Schema.Struct({
   type: Schema.Literal("text"),
   text: Schema.String,
-  citations: Schema.optionalWith(Schema.NullOr(Schema.Array(Schema.Unknown)), { exact: true })
+  citations: Schema.optionalWith(Schema.NullOr(Citations), { exact: true })
 }).annotations({ identifier: "AnthropicInputTextBlock" })
 
 export const UrlImageSource = Schema.Struct({
@@ -136,9 +160,6 @@ export const InputThinkingBlock = Schema.Struct({
   thinking: Schema.String,
   signature: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
 }).annotations({ identifier: "AnthropicInputThinkingBlock" })
-
-export const OtherBlock = otherThan(["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"])
-  .annotations({ identifier: "AnthropicOtherBlock" })
 
 const OtherToolResultContent = otherThan(["text", "image"]).annotations({ identifier: "AnthropicOtherBlock" })
 

@@ -46,10 +46,12 @@ export interface Choice {
   readonly formats?: ReadonlyArray<string>
 }
 
-/** One `--flag`. `key` is the name of the library option it sets. */
+/** One `--flag`. `key` is the name of the library option it sets (or names the value, with `option`). */
 export interface Flag {
   readonly name: string
   readonly key: string
+  /** The library option it sets, when that is not `key` (an encode and a decode option of one name). */
+  readonly option?: string
   readonly kind: "choice" | "boolean" | "integer" | "text"
   /** For a choice: the values, and which formats accept each (all the flag's formats when absent). */
   readonly choices?: ReadonlyArray<Choice>
@@ -215,6 +217,26 @@ export const formatFlags: ReadonlyArray<Flag> = [
     appliesTo: { side: "from", formats: chat },
     description:
       "a reasoning.encrypted entry of reasoning_details: kept as a reasoning block's signature, an error, or left out"
+  },
+  {
+    name: "provider-content",
+    key: "providerContent",
+    kind: "choice",
+    choices: choice(["refuse", "keep"]),
+    default: "refuse",
+    appliesTo: { side: "from", formats },
+    description:
+      "content the provider hosts (server tools, code execution, MCP calls, ...): an error, or kept as provider blocks"
+  },
+  {
+    name: "provider-content-to",
+    key: "providerContentTo",
+    option: "providerContent",
+    kind: "choice",
+    choices: choice(["error", "omit", "text"]),
+    default: "error",
+    appliesTo: { side: "to", formats },
+    description: "a provider block of another provider: an error, left out, or its text (as /prompt renders it)"
   },
   {
     name: "invalid-tool-arguments",

@@ -203,6 +203,25 @@ export const make = async (options: Options) => {
   const hint = async (input: unknown, error: DatasetError.RecordError): Promise<string> => {
     const spec = specOf(options)
     if (!encodeTags.has(error._tag)) {
+      // a decoder's message that names a decode option (`decode with providerContent: "keep"`): its
+      // flag, when the record reads with it
+      const decodeOption = /\bdecode with ([a-zA-Z]+): "([^"]+)"/.exec(error.message)
+      if (decodeOption !== null && options.from !== "canonical") {
+        const [, key, value] = decodeOption as unknown as [string, string, string]
+        const flag = formatFlags.find((f) =>
+          (f.option ?? f.key) === key && f.appliesTo?.side === "from" && f.appliesTo.formats.includes(options.from) &&
+          f.choices?.some((c) => c.value === value)
+        )
+        if (flag !== undefined) {
+          const withOption = await build(
+            { ...spec, unsupported: "report" },
+            { ...options, decode: { ...options.decode, [key]: value } },
+            loaded,
+            "read"
+          )
+          if (Either.isRight(withOption(input))) return ` (on the command line: --${flag.name} ${value})`
+        }
+      }
       const plain = spec.record === undefined && spec.messagesAt === undefined
       const detected = Shapes.detect(input)
       if (error._tag !== "UnsupportedParameter" && (spec.record !== "auto" || spec.from !== undefined)) {
@@ -240,7 +259,7 @@ export const make = async (options: Options) => {
       const key = named[1] ?? named[3]!
       const value = named[2] ?? named[4]!
       const flag = formatFlags.find((f) =>
-        f.key === key && f.appliesTo?.side === "to" && f.appliesTo.formats.includes(options.to) &&
+        (f.option ?? f.key) === key && f.appliesTo?.side === "to" && f.appliesTo.formats.includes(options.to) &&
         f.choices?.some((c) => c.value === value && (c.formats === undefined || c.formats.includes(options.to)))
       )
       if (flag !== undefined) {

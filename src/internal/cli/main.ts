@@ -87,7 +87,9 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number 
   const side = (which: "to" | "from") => {
     const options: Record<string, unknown> = {}
     for (const flag of Args.formatFlags) {
-      if (flag.appliesTo?.side === which && values[flag.key] !== undefined) options[flag.key] = values[flag.key]
+      if (flag.appliesTo?.side === which && values[flag.key] !== undefined) {
+        options[flag.option ?? flag.key] = values[flag.key]
+      }
     }
     return options
   }

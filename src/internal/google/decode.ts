@@ -25,6 +25,8 @@ import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import * as Guard from "../guard.js"
 import { isRecord } from "../plain.js"
+import * as ProviderContent from "../providerContent.js"
+import { copyJsonObject } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 type Path = ReadonlyArray<string | number>
@@ -86,7 +88,14 @@ type Data =
   | { readonly _tag: "inline_data"; readonly key: string; readonly value: Format.InputBlob }
   | { readonly _tag: "function_call"; readonly key: string; readonly value: Format.InputFunctionCall }
   | { readonly _tag: "function_response"; readonly key: string; readonly value: Format.InputFunctionResponse }
-  | { readonly _tag: "unsupported"; readonly key: string; readonly contentType: string; readonly reason: string }
+  | {
+    readonly _tag: "unsupported"
+    readonly key: string
+    readonly contentType: string
+    /** the field's camelCase name: a kept part's kind */
+    readonly kind: string
+    readonly reason: string
+  }
 
 const fileDataReason = "it references a file by URI, and canonical images carry their bytes inline"
 
@@ -145,7 +154,7 @@ const dataOf = (known: DataKey, value: unknown): Data => {
   const field = dataFields[known.index]!
   const key = known.camel ? field.camel! : field.snake
   return field.tag === "unsupported"
-    ? { _tag: "unsupported", key, contentType: field.snake, reason: field.reason }
+    ? { _tag: "unsupported", key, contentType: field.snake, kind: field.camel ?? field.snake, reason: field.reason }
     : { _tag: field.tag, key, value } as Data
 }
 
@@ -268,6 +277,7 @@ const onlyMetadata = (part: Format.InputPart): boolean => {
 /** What one part becomes, before placement by role. */
 type Piece =
   | { readonly _tag: "Content"; readonly block: Block.ContentBlock }
+  | { readonly _tag: "Provider"; readonly block: Block.ProviderBlock }
   | { readonly _tag: "Reasoning"; readonly block: Block.ReasoningBlock }
   | Call
   | Response
@@ -371,6 +381,8 @@ const fragmentOf = (call: Format.InputFunctionCall): string | undefined => {
   return undefined
 }
 
+const keepHint = "decode with providerContent: \"keep\" to keep the part as a provider block, which encode writes back"
+
 /** One part of a content to canonical pieces. Placement by role is checked by the caller. */
 const decodePart = (
   part: Format.InputPart,
@@ -378,20 +390,28 @@ const decodePart = (
   root: Path,
   at: Path,
   c: number,
-  p: number
+  p: number,
+  keep: boolean
 ): Either.Either<ReadonlyArray<Piece>, DecodeError> => {
   const location = { messageIndex: c, blockIndex: p }
   const classified = classify(part, at, location)
   if (Either.isLeft(classified)) return Either.left(classified.left)
   const { data, signature, thought } = classified.right
   if (data?._tag === "unsupported") {
+    if (keep) {
+      // the whole part as it came (its signature, its spelling), which encode writes back
+      const item = copyJsonObject(part, 0)
+      return item === undefined
+        ? Either.left(malformed(at, "expected a part of JSON values", location))
+        : Either.right([{ _tag: "Provider", block: Block.provider("google", data.kind, item) }])
+    }
     return Either.left(
       new ConversionError.UnsupportedContent({
         format: "google",
         path: [...at, data.key],
         ...location,
         contentType: data.contentType,
-        reason: data.reason
+        reason: `${data.reason}; ${keepHint}`
       })
     )
   }
@@ -569,8 +589,11 @@ interface Response {
 
 /** One content before pairing: its blocks, with calls and responses still to be settled. */
 type Draft =
-  | { readonly role: "user"; readonly items: ReadonlyArray<Block.ContentBlock | Response> }
-  | { readonly role: "assistant"; readonly items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call> }
+  | { readonly role: "user"; readonly items: ReadonlyArray<UserItem> }
+  | { readonly role: "assistant"; readonly items: ReadonlyArray<AssistantItem> }
+
+type UserItem = Block.ContentBlock | Block.ProviderBlock | Response
+type AssistantItem = Block.ContentBlock | Block.ReasoningBlock | Block.ProviderBlock | Call
 
 const effectiveId = (call: Call): string | undefined => call.explicitId ?? call.adopted
 
@@ -741,7 +764,7 @@ const settle = (
   return Either.right(messages)
 }
 
-const userBlocks = (items: ReadonlyArray<Block.ContentBlock | Response>): Array<Message.UserBlock> => {
+const userBlocks = (items: ReadonlyArray<UserItem>): Array<Message.UserBlock> => {
   const blocks: Array<Message.UserBlock> = new Array(items.length)
   for (let k = 0; k < items.length; k++) {
     const item = items[k]!
@@ -751,9 +774,7 @@ const userBlocks = (items: ReadonlyArray<Block.ContentBlock | Response>): Array<
   return blocks
 }
 
-const assistantBlocks = (
-  items: ReadonlyArray<Block.ContentBlock | Block.ReasoningBlock | Call>
-): Array<Message.AssistantBlock> => {
+const assistantBlocks = (items: ReadonlyArray<AssistantItem>): Array<Message.AssistantBlock> => {
   const blocks: Array<Message.AssistantBlock> = new Array(items.length)
   for (let k = 0; k < items.length; k++) {
     const item = items[k]!
@@ -854,10 +875,10 @@ const sequence = {
  */
 export const decode: Decoder.Decode<Format.DecodeOptions, DecodeError> = Decoder.make({
   ...sequence,
-  convert: (value) =>
+  convert: (value, _target, options: Format.DecodeOptions | undefined) =>
     Array.isArray(value)
-      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, undefined)
-      : convert(undefined, value as Format.InputRequest, undefined)
+      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, undefined, ProviderContent.keeps(options))
+      : convert(undefined, value as Format.InputRequest, undefined, ProviderContent.keeps(options))
 })
 
 /**
@@ -865,16 +886,17 @@ export const decode: Decoder.Decode<Format.DecodeOptions, DecodeError> = Decoder
  * `contents[c].parts`, of the part that the `k`-th block of the message of content `c` was read
  * from (a response decoder keeps what else the part holds on its block).
  */
-export const decodeTracked: (input: unknown) => Decoder.Result<{
+export const decodeTracked: (input: unknown, options?: Format.DecodeOptions) => Decoder.Result<{
   readonly conversation: Conversation.Conversation
   readonly origins: ReadonlyArray<ReadonlyArray<number>>
 }, DecodeError> = Decoder.make({
   ...sequence,
-  convert: (value) => {
+  convert: (value, _target, options: Format.DecodeOptions | undefined) => {
     const origins: Array<Array<number>> = []
+    const keep = ProviderContent.keeps(options)
     const converted = Array.isArray(value)
-      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, origins)
-      : convert(undefined, value as Format.InputRequest, origins)
+      ? convert(value as ReadonlyArray<Format.InputContent>, undefined, origins, keep)
+      : convert(undefined, value as Format.InputRequest, origins, keep)
     return Either.map(converted, (conversation) => ({ conversation, origins }))
   }
 })
@@ -883,7 +905,8 @@ export const decodeTracked: (input: unknown) => Decoder.Result<{
 const convert = (
   bare: ReadonlyArray<Format.InputContent> | undefined,
   request: Format.InputRequest | undefined,
-  origins: Array<Array<number>> | undefined
+  origins: Array<Array<number>> | undefined,
+  keep: boolean
 ): Either.Either<Conversation.Conversation, DecodeError> => {
   let contents: ReadonlyArray<Format.InputContent>
   let root: Path
@@ -913,17 +936,18 @@ const convert = (
     const content = contents[c]!
     const role = content.role === "model" ? "assistant" : "user"
     const { at: partAt, parts } = repeated(content.parts, single ? [...root, "parts"] : [...root, c, "parts"])
-    const userItems: Array<Block.ContentBlock | Response> = []
-    const assistantItems: Array<Block.ContentBlock | Block.ReasoningBlock | Call> = []
+    const userItems: Array<UserItem> = []
+    const assistantItems: Array<AssistantItem> = []
     const origin: Array<number> | undefined = origins === undefined ? undefined : []
     for (let p = 0; p < parts.length; p++) {
       const at = partAt(p)
-      const pieces = decodePart(parts[p]!, role, root, at, c, p)
+      const pieces = decodePart(parts[p]!, role, root, at, c, p, keep)
       if (Either.isLeft(pieces)) return Either.left(pieces.left)
       for (const piece of pieces.right) {
         origin?.push(p)
         switch (piece._tag) {
           case "Content":
+          case "Provider":
             if (role === "user") userItems.push(piece.block)
             else assistantItems.push(piece.block)
             break

@@ -23,6 +23,7 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as GoogleFormat from "../../GoogleFormat.js"
 import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
+import * as ProviderContent from "../providerContent.js"
 import * as ToolCallIds from "../toolCallIds.js"
 
 /** Encode options with every default filled in. */
@@ -33,6 +34,7 @@ interface Resolved {
   readonly toolErrors: "output" | "error"
   readonly reasoning: "error" | "thought"
   readonly laterSystem: "error" | "user"
+  readonly providerContent: ProviderContent.EncodePolicy
 }
 
 /** The defaults: exactly the reference SDK's output. */
@@ -42,7 +44,8 @@ const defaults: Resolved = {
   toolCallIds: false,
   toolErrors: "output",
   reasoning: "error",
-  laterSystem: "error"
+  laterSystem: "error",
+  providerContent: "error"
 }
 
 /** The options with every default filled in (no allocation for the common call without options). */
@@ -53,7 +56,8 @@ const resolve = (options: GoogleFormat.EncodeOptions | undefined): Resolved =>
     toolCallIds: options.toolCallIds ?? false,
     toolErrors: options.toolErrors ?? "output",
     reasoning: options.reasoning ?? "error",
-    laterSystem: options.laterSystem ?? "error"
+    laterSystem: options.laterSystem ?? "error",
+    providerContent: options.providerContent ?? "error"
   }
 
 /** Builds parts and the request in one spelling. */
@@ -124,7 +128,8 @@ const placementOf = (role: Message.Role | undefined): Placement => {
     image: may("image"),
     reasoning: may("reasoning"),
     tool_call: may("tool_call"),
-    tool_result: may("tool_result")
+    tool_result: may("tool_result"),
+    provider: may("provider")
   }
 }
 
@@ -342,6 +347,21 @@ const encodeContent = <C extends GoogleFormat.Casing>(
         const response = encodeToolResult(block, i, j, callNames, options)
         if (ConversionError.isConversionError(response)) return response
         parts[n++] = builder.response(response)
+        break
+      }
+      case "provider": {
+        if (!may.provider) return misplaced(message, i, j)
+        if (block.provider === "google") {
+          // a part as Gemini sent it, written back as it came (in its own spelling)
+          parts[n++] = block.item as GoogleFormat.Part<C>
+          break
+        }
+        const other = ProviderContent.foreign("google", block, i, j, options.providerContent)
+        if (other instanceof ConversionError.UnsupportedBlock) return other
+        if (other._tag === "text") {
+          parts[n++] = builder.text(other.block.text, signature)
+          signature = undefined
+        }
         break
       }
       default:

@@ -32,6 +32,7 @@ import * as Wire from "./schema.js"
 export interface ResponseOptions {
   readonly candidate?: number | undefined
   readonly toolCallIdPrefix?: string | undefined
+  readonly providerContent?: "refuse" | "keep" | undefined
 }
 
 const format = "google" as const
@@ -248,7 +249,10 @@ export const decodeResponse = (
       raw = (input["candidates"] as ReadonlyArray<{ readonly [key: string]: unknown }>)[picked.right.position]!
     }
     const parts = candidate.content?.parts ?? []
-    const decoded = decoder.decodeTracked({ contents: [{ role: "model", parts }] })
+    const decoded = decoder.decodeTracked(
+      { contents: [{ role: "model", parts }] },
+      options.providerContent === undefined ? undefined : { providerContent: options.providerContent }
+    )
     if (Either.isLeft(decoded)) {
       return Either.left(R.rebase(decoded.left, 3, [...prefix, "content", "parts"]))
     }
@@ -269,8 +273,9 @@ export const decodeResponse = (
         const call = R.isRecord(part) ? part["functionCall"] ?? part["function_call"] : undefined
         if (!(R.isRecord(call) && typeof call["id"] === "string")) block = { ...block, id: `${tag}_${p}` }
       }
-      // what else the part holds goes on its last block (a signature's reasoning block comes first)
-      if (origins[k + 1] !== p) {
+      // what else the part holds goes on its last block (a signature's reasoning block comes first);
+      // a provider block holds its whole part already
+      if (origins[k + 1] !== p && block.type !== "provider") {
         const extra = partRest(part, [...prefix, "content", "parts", p])
         if (Either.isLeft(extra)) return Either.left(extra.left)
         if (!isEmpty(extra.right)) block = { ...block, detail: { google: extra.right } }

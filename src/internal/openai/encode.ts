@@ -25,6 +25,7 @@ import type * as OpenAiFormat from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
 import { withArticle } from "../article.js"
 import * as BlockError from "../blockError.js"
+import * as ProviderContent from "../providerContent.js"
 import { dumps } from "../pythonJson.js"
 import type { Format } from "./decode.js"
 
@@ -41,18 +42,24 @@ type ChatMessage = OpenAiFormat.ChatMessage
 
 const dataUrl = (image: Block.ImageBlock): string => "data:" + image.mimeType + ";base64," + image.data
 
-const encodePart = (block: Block.ContentBlock): OpenAiFormat.ContentPart => {
+/** What a message's `content` is made of: text and images, and this format's own provider blocks. */
+type ContentItem = Block.ContentBlock | Block.ProviderBlock
+
+const encodePart = (block: ContentItem): OpenAiFormat.ContentPart => {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text }
     case "image":
       return { type: "image_url", image_url: { url: dataUrl(block) } }
+    case "provider":
+      // a content part as the provider sent it, written back as it came
+      return block.item as unknown as OpenAiFormat.ContentPart
     default:
       return absurd(block)
   }
 }
 
-const encodeContent = (blocks: ReadonlyArray<Block.ContentBlock>): OpenAiFormat.Content => {
+const encodeContent = (blocks: ReadonlyArray<ContentItem>): OpenAiFormat.Content => {
   if (blocks.length === 1 && blocks[0]!.type === "text") return blocks[0]!.text
   const parts: Array<OpenAiFormat.ContentPart> = new Array(blocks.length)
   for (let k = 0; k < blocks.length; k++) parts[k] = encodePart(blocks[k]!)
@@ -142,12 +149,13 @@ const encodeUser = (
   message: Message.UserMessage,
   messageIndex: number,
   policy: ToolResultImages,
+  providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<ChatMessage>
 ): ConversionError.UnsupportedBlock | NoEncoding | undefined => {
   const blocks = message.blocks
   // images moved out of tool results (toolResultImages: "user-message") lead the user message
   const moved: Array<Block.ImageBlock> | undefined = policy === "user-message" ? [] : undefined
-  let rest: Array<Block.ContentBlock> | undefined
+  let rest: Array<ContentItem> | undefined
   for (let j = 0; j < blocks.length; j++) {
     const block = blocks[j]!
     switch (block.type) {
@@ -158,6 +166,12 @@ const encodeUser = (
       case "tool_result": {
         const error = encodeToolResult(format, block, messageIndex, j, policy, moved, out)
         if (error !== undefined) return error
+        break
+      }
+      case "provider": {
+        const item = providerItem(format, block, messageIndex, j, providerContent)
+        if (item instanceof ConversionError.UnsupportedBlock) return item
+        if (item !== undefined) (rest ??= []).push(item)
         break
       }
       default:
@@ -225,11 +239,27 @@ const encodeEntry = (
 }
 
 /**
- * Push an assistant message: visible blocks as content, reasoning texts joined with "\n\n", tool
- * calls; and what decoding kept of this format under `detail.<format>`: Gemini's `extra_content` (on
- * the message and on each tool call) and, when a reasoning block was read from one, the
- * `reasoning_details` entries (every reasoning block then has one; an encrypted entry's block adds
- * nothing to the joined text).
+ * A provider block in a message's content: its item, in place, when it is this format's own (a
+ * content part as the provider sent it); another provider's as `providerContent` says.
+ */
+const providerItem = (
+  format: Format,
+  block: Block.ProviderBlock,
+  messageIndex: number,
+  blockIndex: number,
+  providerContent: ProviderContent.EncodePolicy | undefined
+): ContentItem | ConversionError.UnsupportedBlock | undefined => {
+  if (block.provider === format) return block
+  const other = ProviderContent.foreign(format, block, messageIndex, blockIndex, providerContent)
+  return other instanceof ConversionError.UnsupportedBlock ? other : other._tag === "text" ? other.block : undefined
+}
+
+/**
+ * Push an assistant message: visible blocks as content (provider blocks in place), reasoning texts
+ * joined with "\n\n", tool calls; and what decoding kept of this format under `detail.<format>`:
+ * Gemini's `extra_content` (on the message and on each tool call) and, when a reasoning block was
+ * read from one, the `reasoning_details` entries (every reasoning block then has one; an encrypted
+ * entry's block adds nothing to the joined text).
  */
 const encodeAssistant = (
   format: Format,
@@ -238,10 +268,11 @@ const encodeAssistant = (
   reasoningField: ReasoningField,
   reasoningOnToolCalls: boolean,
   serializeArguments: (input: Json.JsonObject) => string,
+  providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<ChatMessage>
-): NoEncoding | undefined => {
+): ConversionError.UnsupportedBlock | NoEncoding | undefined => {
   const blocks = message.blocks
-  let visible: Array<Block.ContentBlock> | undefined
+  let visible: Array<ContentItem> | undefined
   let reasoning: string | undefined
   let reasoningBlocks: Array<Block.ReasoningBlock> | undefined
   let hasEntry = false
@@ -269,6 +300,12 @@ const encodeAssistant = (
           function: { name: block.name, arguments: serializeArguments(block.input) }
         }
         ;(toolCalls ??= []).push(isObject(extra) ? { ...call, extra_content: extra } : call)
+        break
+      }
+      case "provider": {
+        const item = providerItem(format, block, messageIndex, j, providerContent)
+        if (item instanceof ConversionError.UnsupportedBlock) return item
+        if (item !== undefined) (visible ??= []).push(item)
         break
       }
       default:
@@ -316,10 +353,19 @@ const encodeMessages = (
         break
       }
       case "user":
-        error = encodeUser(format, message, i, policy, out)
+        error = encodeUser(format, message, i, policy, options.providerContent, out)
         break
       case "assistant":
-        error = encodeAssistant(format, message, i, reasoningField, reasoningOnToolCalls, serializeArguments, out)
+        error = encodeAssistant(
+          format,
+          message,
+          i,
+          reasoningField,
+          reasoningOnToolCalls,
+          serializeArguments,
+          options.providerContent,
+          out
+        )
         break
       default:
         return absurd(message)

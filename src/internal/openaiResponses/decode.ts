@@ -18,7 +18,8 @@ import type * as Format from "../../OpenAiResponsesFormat.js"
 import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
-import { copyJson, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
+import * as ProviderContent from "../providerContent.js"
+import { copyJson, copyJsonObject, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -166,10 +167,41 @@ const decodeContent = (
   return Either.right(out)
 }
 
+const keepHint = "decode with providerContent: \"keep\" to keep the item as a provider block, which encode writes back"
+
 const otherItem = (type: string): string =>
-  type === "item_reference"
+  (type === "item_reference"
     ? "an item_reference points at state stored by OpenAI, which a canonical conversation does not hold"
-    : "only messages, reasoning, function calls and function call outputs have a canonical form"
+    : "only messages, reasoning, function calls and function call outputs have a canonical form") + `; ${keepHint}`
+
+/**
+ * Does an item with no canonical form belong to the user's side of a transcript? What a client
+ * sends back: an approval (`mcp_approval_response`) or the output of a call (`*_output`: a custom
+ * tool's, a shell's, a patch's, a computer's, a tool search's). Everything else is the model's.
+ */
+export const userSideItem = (type: string): boolean => type === "mcp_approval_response" || type.endsWith("_output")
+
+/**
+ * An item with no canonical form kept whole (`providerContent: "keep"`) as a provider block of
+ * kind `type`: a copy of the item as it was sent (every key, in its order), which encode writes back.
+ */
+export const providerItem = (
+  raw: unknown,
+  type: string,
+  where: Where
+): Either.Either<Block.ProviderBlock, ConversionError.MalformedInput> => {
+  const item = copyJsonObject(raw, 0)
+  return item === undefined
+    ? Either.left(
+      new ConversionError.MalformedInput({
+        format,
+        path: where.path,
+        messageIndex: where.messageIndex,
+        reason: "expected an item of JSON values"
+      })
+    )
+    : Either.right(Block.provider(format, type, item))
+}
 
 /**
  * The canonical blocks of one assistant-side item (an assistant message, reasoning, a function call).
@@ -182,7 +214,11 @@ export const decodeAssistantItem = (
   options: Format.DecodeOptions | undefined,
   raw: unknown = item
 ): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
-  if (isOther(item, itemTypes)) return unsupported(at(where, "type"), item.type, otherItem(item.type))
+  if (isOther(item, itemTypes)) {
+    return ProviderContent.keeps(options)
+      ? Either.map(providerItem(raw, item.type, where), (block) => [block])
+      : unsupported(at(where, "type"), item.type, otherItem(item.type))
+  }
   switch (item.type) {
     case "reasoning": {
       const id = item.id ?? undefined
@@ -251,12 +287,15 @@ export const decodeAssistantItem = (
 
 const toConversation = (
   items: ReadonlyArray<Format.InputItem>,
+  raw: ReadonlyArray<unknown>,
   prefix: ConversionError.Path,
   leading: ReadonlyArray<Message.Message>,
   options: Format.DecodeOptions | undefined
 ): Either.Either<Conversation.Conversation, Format.DecodeError> => {
+  const keep = ProviderContent.keeps(options)
   const out: Array<Message.Message> = [...leading]
-  let results: Array<Block.ToolResultBlock> = []
+  // tool outputs and other items a client sends back, before the next user message or model item
+  let results: Array<Block.ToolResultBlock | Block.ProviderBlock> = []
   let assistant: Array<Message.AssistantBlock> | undefined
   const flushResults = () => {
     if (results.length > 0) out.push(Message.user(results))
@@ -290,7 +329,14 @@ const toConversation = (
       results.push(Block.toolResult(item.call_id, content.right.map((p) => p.block)))
       continue
     }
-    const blocks = decodeAssistantItem(item, where, options)
+    if (keep && isOther(item, itemTypes) && userSideItem(item.type)) {
+      const block = providerItem(raw[i], item.type, where)
+      if (Either.isLeft(block)) return Either.left(block.left)
+      flushAssistant()
+      results.push(block.right)
+      continue
+    }
+    const blocks = decodeAssistantItem(item, where, options, raw[i])
     if (Either.isLeft(blocks)) return Either.left(blocks.left)
     flushResults()
     ;(assistant ??= []).push(...blocks.right)
@@ -349,5 +395,13 @@ export const decode: Decoder.Decode<Format.DecodeOptions, Format.DecodeError> = 
     if (typeof items === "string") return Either.right([...leading, Message.user(items)])
     return { shape: itemList, value: items, path: atRequest.messages, locator: atRequest, leading }
   },
-  convert: (items, target, options) => toConversation(items, target.path, target.leading, options)
+  convert: (items, target, options) =>
+    toConversation(
+      items,
+      // the items as they were sent (a provider block keeps its item whole, not the decoded shape)
+      Array.isArray(target.value) ? target.value : items,
+      target.path,
+      target.leading,
+      options
+    )
 })

@@ -12,6 +12,7 @@ import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as BlockError from "../blockError.js"
+import * as ProviderContent from "../providerContent.js"
 import { dumps } from "../pythonJson.js"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -210,6 +211,17 @@ const encodeAssistant = (
         })
         break
       }
+      case "provider": {
+        if (block.provider === format) {
+          // an output item as the API sent it, written back in its place as it came
+          push(block.item as unknown as Item)
+          break
+        }
+        const other = ProviderContent.foreign(format, block, i, j, options.providerContent)
+        if (other instanceof ConversionError.UnsupportedBlock) return other
+        if (other._tag === "text") push({ type: "message", role: "assistant", content: other.block.text })
+        break
+      }
       default:
         return misplaced(message, i, j)
     }
@@ -249,6 +261,17 @@ const encodeMessages = (
                 output: block.blocks.length === 0 ? "" : content(block.blocks)
               })
               break
+            case "provider": {
+              if (block.provider === format) {
+                // an input item the client sends back (an MCP approval, ...), in its place
+                out.push(block.item as unknown as Item)
+                break
+              }
+              const other = ProviderContent.foreign(format, block, i, j, options.providerContent)
+              if (other instanceof ConversionError.UnsupportedBlock) return other
+              if (other._tag === "text") rest.push(other.block)
+              break
+            }
             default:
               return misplaced(message, i, j)
           }

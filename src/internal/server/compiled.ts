@@ -12,7 +12,6 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Block from "../../Block.js"
 import * as Environment from "../../Environment.js"
 import type * as Json from "../../Json.js"
 import type * as Protocol from "../../Protocol.js"
@@ -150,7 +149,7 @@ export const compile = (self: Environment.Any): Compiled => {
     tools: specs,
     terminal_tool: terminal,
     supports_score_group: supportsScoreGroup,
-    message_block_types: Block.supportedTypes
+    message_block_types: Environment.blockTypes(env)
   })
 
   const encodeTask = (task: unknown): Effect.Effect<Json.JsonObject, InvalidTask> => {

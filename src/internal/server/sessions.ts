@@ -23,7 +23,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Conversation from "../../Conversation.js"
-import type * as Environment from "../../Environment.js"
+import * as Environment from "../../Environment.js"
 import * as Prompt from "../../Prompt.js"
 import * as ProtocolError from "../../ProtocolError.js"
 import * as Canonical from "../decodeCanonical.js"
@@ -350,6 +350,7 @@ export class Sessions {
       ? env.messages(session)
       : Effect.map(env.prompt!(session) as Effect.Effect<Prompt.Prompt, unknown>, Prompt.toConversation)
     return messages.pipe(
+      Effect.flatMap((c) => Environment.checkProviderContent(env, c)),
       Effect.flatMap((c) => encodeConversation(c)),
       Effect.map((encoded) => (record.messagesResponse = jsonBytes(encode(JSON.stringify(encoded))))),
       this.userFailure(record, "messages"),
