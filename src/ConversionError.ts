@@ -351,7 +351,7 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
  * (`encode`). `field` names what was lost (a key, such as `"is_error"` or `"model"`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class Lost extends Schema.TaggedError<Lost>("openreward-effect/ConversionError/Lost")("Lost", {
   format: FormatName,
@@ -362,7 +362,7 @@ export class Lost extends Schema.TaggedError<Lost>("openreward-effect/Conversion
   field: Schema.String,
   reason: Schema.String
 }) {
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${this.field} is lost at ${

@@ -46,7 +46,7 @@ import * as Provider from "./Provider.js"
  * The codec of every provider format, by name.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Codecs {
   readonly openai: typeof OpenAiFormat.codec
@@ -61,7 +61,7 @@ export interface Codecs {
  * `canonical` (`Conversation.codec`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Decoders extends Codecs {
   readonly canonical: typeof Conversation.codec
@@ -72,7 +72,7 @@ export interface Decoders extends Codecs {
  * `canonical` (`Conversation.codec`) and `prompt` (`Prompt.encoder`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Encoders extends Decoders {
   readonly prompt: typeof Prompt.encoder
@@ -107,7 +107,7 @@ export type Wire = { readonly [T in Target]: Codec.WireOf<Encoders[T]> }
  * for `canonical`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeErrorOf<F extends Source> = Codec.DecodeErrorOf<Decoders[F]>
 
@@ -115,7 +115,7 @@ export type DecodeErrorOf<F extends Source> = Codec.DecodeErrorOf<Decoders[F]>
  * The errors writing `T` can fail with (`XFormat.EncodeError`; none for `canonical` and `prompt`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeErrorOf<T extends Target> = Codec.EncodeErrorOf<Encoders[T]>
 
@@ -123,7 +123,7 @@ export type EncodeErrorOf<T extends Target> = Codec.EncodeErrorOf<Encoders[T]>
  * The options of reading `F` (`XFormat.DecodeOptions`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeOptionsOf<F extends Source> = Codec.DecodeOptionsOf<Decoders[F]>
 
@@ -131,7 +131,7 @@ export type DecodeOptionsOf<F extends Source> = Codec.DecodeOptionsOf<Decoders[F
  * The options of writing `T` (`XFormat.EncodeOptions`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeOptionsOf<T extends Target> = Codec.EncodeOptionsOf<Encoders[T]>
 
@@ -153,7 +153,7 @@ export const codecs: Codecs = {
  * The decoder of every {@link Source}.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const decoders: Decoders = { ...codecs, canonical: Conversation.codec }
 
@@ -161,7 +161,7 @@ export const decoders: Decoders = { ...codecs, canonical: Conversation.codec }
  * The encoder of every {@link Target}.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encoders: Encoders = { ...decoders, prompt: Prompt.encoder }
 
@@ -173,7 +173,7 @@ export const encoders: Encoders = { ...decoders, prompt: Prompt.encoder }
  * table names where every codec is.
  *
  * @category constructors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const load: <N extends Target>(name: N) => Promise<Encoders[N]> = Registry.load
 
