@@ -634,7 +634,7 @@ export interface ResponseOptions extends DecodeOptions {
  * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const responseErrors = ["MalformedInput", "MisplacedBlock", "UnsupportedContent"] as const
 
@@ -642,7 +642,7 @@ export const responseErrors = ["MalformedInput", "MisplacedBlock", "UnsupportedC
  * What {@link decodeResponse} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
 
@@ -652,7 +652,7 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
  * another and the `message` option picks none; `NoAnswer`: it picks one the stream does not hold.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const streamErrors = [
   ...responseErrors,
@@ -666,7 +666,7 @@ export const streamErrors = [
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
 

@@ -102,8 +102,11 @@ export type ChatMessage =
     content: string | Array<ChatTextPart> | null
     reasoning_content?: string
     reasoning?: string
-    reasoning_details?: Array<Json.JsonObject>
-    tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>
+    reasoning_details?: Array<OpenAiFormat.ReasoningDetailEntry>
+    tool_calls?: Array<
+      { id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: Json.JsonObject }
+    >
+    extra_content?: Json.JsonObject
   }
   | { role: "tool"; tool_call_id: string; content: string | Array<ChatTextPart> }
 

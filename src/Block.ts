@@ -416,7 +416,7 @@ export const provider = (
  * result quoting it (see `Episode.run`).
  *
  * @category invalid arguments
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const invalidArgumentsKey = "invalid_arguments"
 
@@ -424,7 +424,7 @@ export const invalidArgumentsKey = "invalid_arguments"
  * What {@link invalidArgumentsKey} holds.
  *
  * @category invalid arguments
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface InvalidArguments {
   /** The arguments as the model wrote them. */
@@ -438,7 +438,7 @@ export interface InvalidArguments {
  * under `detail.invalid_arguments` (beside any other `detail` given).
  *
  * @category invalid arguments
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const toolCallWithInvalidArguments = (
   id: string,
@@ -455,7 +455,7 @@ export const toolCallWithInvalidArguments = (
  * call whose input is the model's own JSON object.
  *
  * @category invalid arguments
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const invalidArguments = (block: ToolCallBlock): InvalidArguments | undefined => {
   const held = block.detail?.[invalidArgumentsKey]

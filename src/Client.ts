@@ -193,7 +193,7 @@ export interface MessagesResult {
  * messages with trainer-owned correlation `metadata`, as the reference's `GroupCandidate`.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Candidate =
   | Conversation.Conversation

@@ -325,7 +325,7 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>("openreward-effec
  * changes nothing on the server, so the session lives on: use the pointwise rewards instead.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class ScoreGroupUnsupported extends Schema.TaggedError<ScoreGroupUnsupported>(
   "openreward-effect/ClientError/ScoreGroupUnsupported"
@@ -335,7 +335,7 @@ export class ScoreGroupUnsupported extends Schema.TaggedError<ScoreGroupUnsuppor
   blockTypes: Schema.Array(Schema.String),
   detail: Schema.String
 }) {
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.blockTypes.length === 0
@@ -353,7 +353,7 @@ export class ScoreGroupUnsupported extends Schema.TaggedError<ScoreGroupUnsuppor
  * change the environment's state, so the group may be scored again.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class ScoreGroupFailed extends Schema.TaggedError<ScoreGroupFailed>(
   "openreward-effect/ClientError/ScoreGroupFailed"
@@ -361,7 +361,7 @@ export class ScoreGroupFailed extends Schema.TaggedError<ScoreGroupFailed>(
   environment: Schema.String,
   detail: Schema.String
 }) {
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `environment ${JSON.stringify(this.environment)}: scoring the group failed: ${this.detail}`

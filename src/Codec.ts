@@ -78,7 +78,7 @@ import * as Plain from "./internal/plain.js"
  * encoded side of the Schema forms, and what `JSONSchema.make` of them describes.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Decoder<
   Input,
@@ -101,7 +101,7 @@ export interface Decoder<
  * Writes a canonical conversation in one format.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Encoder<
   Wire,
@@ -148,7 +148,7 @@ export type Any = Codec<any, any, any, ConversionError.ConversionError, Conversi
  * Any decoder, whatever its options (see {@link Any}).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type AnyDecoder = Decoder<any, any, ConversionError.ConversionError>
 
@@ -156,7 +156,7 @@ export type AnyDecoder = Decoder<any, any, ConversionError.ConversionError>
  * Any encoder, whatever its options (see {@link Any}).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type AnyEncoder = Encoder<any, any, ConversionError.ConversionError>
 
@@ -164,7 +164,7 @@ export type AnyEncoder = Encoder<any, any, ConversionError.ConversionError>
  * What an encoder writes.
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type WireOf<C> = C extends Encoder<infer W, any, any, any> ? W : never
 
@@ -172,7 +172,7 @@ export type WireOf<C> = C extends Encoder<infer W, any, any, any> ? W : never
  * What a decoder reads (the encoded side of its Schema forms).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type InputOf<C> = C extends Decoder<infer I, any, any, any> ? I : never
 
@@ -180,7 +180,7 @@ export type InputOf<C> = C extends Decoder<infer I, any, any, any> ? I : never
  * The errors an encoder fails with.
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeErrorOf<C> = C extends Encoder<any, any, infer E, any> ? E : never
 
@@ -188,7 +188,7 @@ export type EncodeErrorOf<C> = C extends Encoder<any, any, infer E, any> ? E : n
  * The errors a decoder fails with.
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeErrorOf<C> = C extends Decoder<any, any, infer E, any> ? E : never
 
@@ -196,7 +196,7 @@ export type DecodeErrorOf<C> = C extends Decoder<any, any, infer E, any> ? E : n
  * An encoder's options.
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeOptionsOf<C> = C extends Encoder<any, infer O, any, any> ? O : never
 
@@ -204,7 +204,7 @@ export type EncodeOptionsOf<C> = C extends Encoder<any, infer O, any, any> ? O :
  * A decoder's options.
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeOptionsOf<C> = C extends Decoder<any, infer O, any, any> ? O : never
 
@@ -241,7 +241,7 @@ export type DecodeOptionsOf<C> = C extends Decoder<any, infer O, any, any> ? O :
  * ```
  *
  * @category constructors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const make = <
   const Name extends string,
@@ -279,7 +279,7 @@ export const make = <
  * conversation in between (a dataset's records, tool settings beside the messages).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Pipeline<Wire, DecodeError, EncodeError> {
   /** The source format's name. */
@@ -296,7 +296,7 @@ export interface Pipeline<Wire, DecodeError, EncodeError> {
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export declare namespace Pipeline {
   /**
@@ -304,7 +304,7 @@ export declare namespace Pipeline {
    * encode errors.
    *
    * @category type-level
-   * @since 0.3.0
+   * @since 0.2.0
    */
   export type Error<P> = P extends Pipeline<any, infer D, infer E> ? D | E : never
 
@@ -312,7 +312,7 @@ export declare namespace Pipeline {
    * What a pipeline writes.
    *
    * @category type-level
-   * @since 0.3.0
+   * @since 0.2.0
    */
   export type Wire<P> = P extends Pipeline<infer W, any, any> ? W : never
 }
@@ -321,7 +321,7 @@ export declare namespace Pipeline {
  * The options of a pipeline: the source's decode options and the target's encode options.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface PipelineOptions<D, E> {
   readonly decode?: DecodeOptionsOf<D> | undefined
@@ -346,7 +346,7 @@ export interface PipelineOptions<D, E> {
  * ```
  *
  * @category combinators
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const compose = <D extends AnyDecoder, E extends AnyEncoder>(
   from: D,
@@ -385,7 +385,7 @@ export const compose = <D extends AnyDecoder, E extends AnyEncoder>(
  * sibling field of a struct) is answered as it is.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Transformation<A, I, DecodeError, EncodeError> extends Schema.Schema<A, I> {
   /** The tagged error a failed decode holds, or the `ParseError` itself when it holds none. */
@@ -399,7 +399,7 @@ export interface Transformation<A, I, DecodeError, EncodeError> extends Schema.S
  * issue's `ast`): what {@link errorOf} reads.
  *
  * @category annotations
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const ErrorAnnotationId: unique symbol = Symbol.for("openreward-effect/Codec/Error")
 
@@ -467,7 +467,7 @@ const findError = (issue: ParseResult.ParseIssue): ConversionError.ConversionErr
  * ```
  *
  * @category getters
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const errorOf = (
   error: ParseResult.ParseError | ParseResult.ParseIssue
@@ -617,7 +617,7 @@ export const toSchema = <C extends Codec<any, any, any, any, any, any>>(
  * ```
  *
  * @category constructors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const toTransformation = <
   F extends Codec<any, any, any, any, any, any>,
@@ -668,7 +668,7 @@ export const toTransformation = <
  * a conversion reports nothing and costs nothing more; a conversion that fails reports nothing.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Reporting {
   readonly onLoss?: ((loss: ConversionError.Lost) => void) | undefined
@@ -678,7 +678,7 @@ export interface Reporting {
  * A conversion's result and what it lost.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Reported<A> {
   readonly value: A
@@ -707,7 +707,7 @@ export interface Reported<A> {
  * ```
  *
  * @category losses
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encodeReport = <C extends Codec<any, any, any, any, any, any>>(
   codec: C,
@@ -744,7 +744,7 @@ export const encodeReport = <C extends Codec<any, any, any, any, any, any>>(
  * ```
  *
  * @category losses
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const decodeReport = <C extends Codec<any, any, any, any, any, any>>(
   codec: C,

@@ -133,7 +133,7 @@ export const encode = (conversation: Conversation): Encoded => internal.encodeCo
  * `Conversation.Conversation`, what {@link codec} reads and writes.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const Input: Schema.Schema<Encoded> = Schema.encodedSchema(Conversation)
 
@@ -144,7 +144,7 @@ export const Input: Schema.Schema<Encoded> = Schema.encodedSchema(Conversation)
  * canonical wire JSON).
  *
  * @category codecs
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const codec: Codec.Codec<Encoded, {}, {}, never, ConversionError.ValidationError, Encoded, "canonical"> = {
   name: "canonical",

@@ -38,6 +38,7 @@
  */
 import * as Schema from "effect/Schema"
 import { withArticle } from "./internal/article.js"
+import * as Json from "./Json.js"
 import * as Provider from "./Provider.js"
 
 const TypeIdKey = "~openreward-effect/ConversionError"
@@ -350,7 +351,7 @@ export class UnsupportedContent extends Schema.TaggedError<UnsupportedContent>(
  * (`encode`). `field` names what was lost (a key, such as `"is_error"` or `"model"`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class Lost extends Schema.TaggedError<Lost>("openreward-effect/ConversionError/Lost")("Lost", {
   format: FormatName,
@@ -361,7 +362,7 @@ export class Lost extends Schema.TaggedError<Lost>("openreward-effect/Conversion
   field: Schema.String,
   reason: Schema.String
 }) {
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.format}: ${where(this.messageIndex, this.blockIndex)}${this.field} is lost at ${
@@ -509,8 +510,9 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
 
 /**
  * A model response with no answer to read: no choice or candidate at all, or none with the index
- * asked for, or a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
- * no candidates; `blockReason` holds it).
+ * asked for, a prompt the provider blocked (Gemini `promptFeedback.blockReason`, which comes with
+ * no candidates; `blockReason` holds it), or a Responses API response that is not finished yet
+ * (`status` `queued` or `in_progress`: a background response).
  *
  * @category errors
  * @since 0.2.0
@@ -518,7 +520,7 @@ export class MultipleChoices extends Schema.TaggedError<MultipleChoices>(
 export class NoAnswer extends Schema.TaggedError<NoAnswer>(
   "openreward-effect/ConversionError/NoAnswer"
 )("NoAnswer", {
-  format: Provider.Provider,
+  format: Provider.Format,
   path: Path,
   blockReason: Schema.optional(Schema.String),
   reason: Schema.String
@@ -541,7 +543,7 @@ export class NoAnswer extends Schema.TaggedError<NoAnswer>(
 export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
   "openreward-effect/ConversionError/IncompleteStream"
 )("IncompleteStream", {
-  format: Provider.Provider,
+  format: Provider.Format,
   eventIndex: Schema.optional(Schema.Number),
   reason: Schema.String
 }) {
@@ -553,14 +555,42 @@ export class IncompleteStream extends Schema.TaggedError<IncompleteStream>(
 }
 
 /**
+ * The provider answered with an error instead of a model turn: an error body (`{error: {...}}`, what
+ * the APIs send with a failed status, and gateways also with 200), a stream's error event or chunk,
+ * or a response whose `status` is `failed`. `code` is the provider's error code as it sent it (a
+ * string such as `insufficient_quota`, or a number such as OpenRouter's `502`), `reason` its message,
+ * and `body` the provider's error object as sent. `eventIndex` is the event's position in a stream.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class ProviderError extends Schema.TaggedError<ProviderError>(
+  "openreward-effect/ConversionError/ProviderError"
+)("ProviderError", {
+  format: Provider.Format,
+  path: Path,
+  eventIndex: Schema.optional(Schema.Number),
+  code: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+  body: Schema.optional(Json.JsonValue),
+  reason: Schema.String
+}) {
+  /** @since 0.2.0 */
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.format}: ${this.eventIndex === undefined ? "" : `event ${this.eventIndex}: `}the provider ` +
+      `answered with an error${this.code === undefined ? "" : ` (${this.code})`}: ${this.reason}`
+  }
+}
+
+/**
  * Errors from reading a model response (`decodeResponse`) or its stream: everything a transcript
- * decode can report, plus a response with several answers and none chosen, one with no answer, and
- * a stream that does not make one answer.
+ * decode can report, plus a response with several answers and none chosen, one with no answer, a
+ * stream that does not make one answer, and the provider's own error.
  *
  * @category models
  * @since 0.2.0
  */
-export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream
+export type ResponseError = DecodeError | MultipleChoices | NoAnswer | IncompleteStream | ProviderError
 
 /**
  * Schema of {@link ResponseError}, for sending errors over the wire.
@@ -576,7 +606,8 @@ export const ResponseError = Schema.Union(
   UnsupportedContent,
   MultipleChoices,
   NoAnswer,
-  IncompleteStream
+  IncompleteStream,
+  ProviderError
 )
 
 /**

@@ -90,7 +90,7 @@
  * }
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -112,13 +112,13 @@ import * as Shapes from "./internal/dataset/shapes.js"
  * The record shapes known by name (see the module documentation).
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const Shape = Schema.Literal(...Shapes.shapes).annotations({ identifier: "DatasetShape" })
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Shape = typeof Shape.Type
 
@@ -126,7 +126,7 @@ export type Shape = typeof Shape.Type
  * Every shape, in a stable order.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const shapes: ReadonlyArray<Shape> = Shapes.shapes
 
@@ -134,7 +134,7 @@ export const shapes: ReadonlyArray<Shape> = Shapes.shapes
  * The format each shape's conversations are read as (`body`: the one `from` names).
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const shapeFormats: { readonly [S in Shape]: Format.Source | undefined } = Object.fromEntries(
   Shapes.shapes.map((s) => [s, Shapes.layouts[s].from])
@@ -150,7 +150,7 @@ export const shapeFormats: { readonly [S in Shape]: Format.Source | undefined } 
  * - neither: the record is the conversation.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Options {
   readonly to: Format.Target
@@ -181,7 +181,7 @@ export interface Options {
  * `unsupported: "report"`, and, under `record: "auto"`, the shape it was read as.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Converted {
   readonly value: unknown
@@ -214,7 +214,7 @@ const codecsFor = (options: Options) => (from: Format.Source): Record.Codecs => 
  * never throws; map a `Stream` of records through it, or call it in a loop.
  *
  * @category converting
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const converter = (
   options: Options
@@ -233,7 +233,7 @@ export const converter = (
  * Convert one record (see {@link converter} to convert many).
  *
  * @category converting
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const convertRecord = (
   record: unknown,
@@ -247,7 +247,7 @@ export const convertRecord = (
  * (`messages`), `body` read as `openai-responses` (`input`); none for anything else.
  *
  * @category converting
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const detect = (record: unknown): Option.Option<{ readonly shape: Shape; readonly from: Format.Source }> =>
   Option.fromNullable(Shapes.detect(record))
@@ -257,7 +257,7 @@ export const detect = (record: unknown): Option.Option<{ readonly shape: Shape; 
  * `["input", "messages"]`; a step of digits indexes an array where the record has one there.
  *
  * @category converting
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const pointer = (text: string): Either.Either<ReadonlyArray<string | number>, string> => {
   const parsed = Record.parsePointer(text)
@@ -272,7 +272,7 @@ export const pointer = (text: string): Either.Either<ReadonlyArray<string | numb
  * What became of one line of a JSON-lines file: converted, failed (with its typed error), or blank.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Outcome =
   | {
@@ -346,7 +346,7 @@ const lineOutcome = (
  * ```
  *
  * @category converting
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const jsonl =
   (options: Options) => <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Outcome, E, R> =>

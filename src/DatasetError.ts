@@ -24,7 +24,7 @@
  * UnsupportedParameter google: cannot hold parallel_tool_calls at $.parallel_tool_calls: Gemini has no setting that turns parallel function calls off
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
 import * as ConversionError from "./ConversionError.js"
@@ -43,7 +43,7 @@ const formatPath = (path: ConversionError.Path): string =>
  * failure.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class UnsupportedParameter extends Schema.TaggedError<UnsupportedParameter>(
   "openreward-effect/DatasetError/UnsupportedParameter"
@@ -63,7 +63,7 @@ export class UnsupportedParameter extends Schema.TaggedError<UnsupportedParamete
  * (0-based), `inputOffset` its place in the whole input (after decompression).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class InvalidUtf8 extends Schema.TaggedError<InvalidUtf8>(
   "openreward-effect/DatasetError/InvalidUtf8"
@@ -84,7 +84,7 @@ export class InvalidUtf8 extends Schema.TaggedError<InvalidUtf8>(
  * message's `name`, a fine-tuning `weight`, an ignored request key, ...).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Loss = UnsupportedParameter | ConversionError.Lost
 
@@ -93,7 +93,7 @@ export type Loss = UnsupportedParameter | ConversionError.Lost
  * hold, or (under `lost: "error"`) the first thing a codec left out by its format's rules.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type RecordError = ConversionError.ConversionError | UnsupportedParameter | ConversionError.Lost
 
@@ -101,6 +101,6 @@ export type RecordError = ConversionError.ConversionError | UnsupportedParameter
  * Every way one line of a dataset can fail: its record's errors, or bytes that are not UTF-8.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type LineError = RecordError | InvalidUtf8

@@ -60,7 +60,7 @@ export type Step<E = never, R = never> = (input: StepInput) => Effect.Effect<Mod
  * are not a JSON object, which never reach the server.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type RefusalReason = ClientError.ToolCallErrorReason | "invalid_arguments"
 
@@ -148,7 +148,7 @@ export type EpisodeError =
  * `bad_input_shape`). `detail` says why.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class InvalidToolCall extends Schema.TaggedError<InvalidToolCall>("openreward-effect/Episode/InvalidToolCall")(
   "InvalidToolCall",
@@ -173,7 +173,7 @@ export class InvalidToolCall extends Schema.TaggedError<InvalidToolCall>("openre
  * context to mend it in.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface InvalidCall {
   /** The model turn (0-based). */
@@ -195,7 +195,7 @@ export interface InvalidCall {
  * A repaired call: the tool to call and its input. The call keeps its id.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface RepairedCall {
   readonly name: string
@@ -613,7 +613,7 @@ const toolResult = (
  * - a function: your own candidate for the episode at `index` in its group.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type GroupCandidate =
   | "output"
@@ -664,7 +664,7 @@ export interface RunManyOptions<E2 = never, R2 = never> extends Options {
  * environment's `/score_group` gave it.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Group {
   /** The episode's index in its group (0-based); the scores are index-aligned with it. */
@@ -686,7 +686,7 @@ export interface Group {
  * What can keep a group from being scored. The episodes keep their pointwise rewards.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type GroupError =
   | ClientError.EnvironmentError
@@ -852,7 +852,7 @@ export const runMany = <E, R, E2 = never, R2 = never>(
  * name) and its message. No stack trace.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface RecordedError {
   readonly tag: string
@@ -880,7 +880,7 @@ export interface RecordedError {
  *   asked for and failed (`{tag, message}`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface EpisodeRecord {
   readonly task:
@@ -907,7 +907,7 @@ export interface EpisodeRecord {
  * An episode's {@link Group} as a record holds it.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface GroupRecord {
   readonly index: number
@@ -934,7 +934,7 @@ const recordedError = (error: unknown): RecordedError => {
  * An episode as a dataset record (see {@link EpisodeRecord}).
  *
  * @category encoding
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const toRecord = (episode: Episode<any>): EpisodeRecord => {
   const source = episode.source

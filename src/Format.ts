@@ -47,7 +47,7 @@ import * as ShareGptFormat from "./ShareGptFormat.js"
  * The codec of every provider format, by name.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Codecs {
   readonly openai: typeof OpenAiFormat.codec
@@ -63,7 +63,7 @@ export interface Codecs {
  * `canonical` (`Conversation.codec`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Decoders extends Codecs {
   readonly canonical: typeof Conversation.codec
@@ -74,7 +74,7 @@ export interface Decoders extends Codecs {
  * `canonical` (`Conversation.codec`) and `prompt` (`Prompt.encoder`).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Encoders extends Decoders {
   readonly prompt: typeof Prompt.encoder
@@ -109,7 +109,7 @@ export type Wire = { readonly [T in Target]: Codec.WireOf<Encoders[T]> }
  * for `canonical`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeErrorOf<F extends Source> = Codec.DecodeErrorOf<Decoders[F]>
 
@@ -117,7 +117,7 @@ export type DecodeErrorOf<F extends Source> = Codec.DecodeErrorOf<Decoders[F]>
  * The errors writing `T` can fail with (`XFormat.EncodeError`; none for `canonical` and `prompt`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeErrorOf<T extends Target> = Codec.EncodeErrorOf<Encoders[T]>
 
@@ -125,7 +125,7 @@ export type EncodeErrorOf<T extends Target> = Codec.EncodeErrorOf<Encoders[T]>
  * The options of reading `F` (`XFormat.DecodeOptions`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeOptionsOf<F extends Source> = Codec.DecodeOptionsOf<Decoders[F]>
 
@@ -133,7 +133,7 @@ export type DecodeOptionsOf<F extends Source> = Codec.DecodeOptionsOf<Decoders[F
  * The options of writing `T` (`XFormat.EncodeOptions`).
  *
  * @category type-level
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeOptionsOf<T extends Target> = Codec.EncodeOptionsOf<Encoders[T]>
 
@@ -156,7 +156,7 @@ export const codecs: Codecs = {
  * The decoder of every {@link Source}.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const decoders: Decoders = { ...codecs, canonical: Conversation.codec }
 
@@ -164,7 +164,7 @@ export const decoders: Decoders = { ...codecs, canonical: Conversation.codec }
  * The encoder of every {@link Target}.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encoders: Encoders = { ...decoders, prompt: Prompt.encoder }
 
@@ -176,7 +176,7 @@ export const encoders: Encoders = { ...decoders, prompt: Prompt.encoder }
  * table names where every codec is.
  *
  * @category constructors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const load: <N extends Target>(name: N) => Promise<Encoders[N]> = Registry.load
 

@@ -670,7 +670,7 @@ export interface ResponseOptions extends responseDecoder.ResponseOptions, Decode
  * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const responseErrors = [
   "MalformedInput",
@@ -685,7 +685,7 @@ export const responseErrors = [
  * What {@link decodeResponse} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
 
@@ -694,7 +694,7 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
  * StreamError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const streamErrors = [...responseErrors, "IncompleteStream"] as const
 
@@ -702,7 +702,7 @@ export const streamErrors = [...responseErrors, "IncompleteStream"] as const
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
 

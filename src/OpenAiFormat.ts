@@ -166,6 +166,23 @@ export const ToolCall = internal.ToolCall
 export interface ToolCall extends Schema.Schema.Type<typeof ToolCall> {}
 
 /**
+ * A `reasoning_details` entry as encoding sends it back (OpenRouter's field): written only for the
+ * reasoning blocks that were read from such an entry, whose `detail.<format>.reasoning_detail` kept
+ * the entry's other keys (`format`, `index`, `id`, ...). The block's text is the entry's `text`
+ * (or `summary`), its signature the `signature` (or an encrypted entry's `data`).
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ReasoningDetailEntry = internal.ReasoningDetailEntry
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export type ReasoningDetailEntry = typeof ReasoningDetailEntry.Type
+
+/**
  * @category schemas
  * @since 0.1.0
  */
@@ -284,6 +301,32 @@ export const RefusalPart = internal.RefusalPart
 export interface RefusalPart extends Schema.Schema.Type<typeof RefusalPart> {}
 
 /**
+ * A text chunk of a {@link ThinkingPart}.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ThinkingTextChunk = internal.ThinkingTextChunk
+
+/**
+ * Mistral's reasoning part of an assistant message (`magistral` models):
+ * `{type: "thinking", thinking: [{type: "text", text}, ...], closed?}`, read as a reasoning block
+ * holding its text chunks joined. A part that holds any other chunk (a `reference`) keeps the whole
+ * `thinking` list in the block's `detail.<format>.thinking`; `closed` (Mistral uses it for prefixing)
+ * is not kept.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const ThinkingPart = internal.ThinkingPart
+
+/**
+ * @category models
+ * @since 0.2.0
+ */
+export interface ThinkingPart extends Schema.Schema.Type<typeof ThinkingPart> {}
+
+/**
  * A content part of a system, developer, user or tool message as decoding reads it: text, an image,
  * or any other type (`input_audio`, `file`, `video_url`, ...), read only to report it.
  *
@@ -299,7 +342,8 @@ export const InputPart = internal.InputPart
 export type InputPart = typeof InputPart.Type
 
 /**
- * A content part of an assistant message as decoding reads it: {@link InputPart}'s, and refusals.
+ * A content part of an assistant message as decoding reads it: {@link InputPart}'s, refusals, and
+ * Mistral's {@link ThinkingPart}s.
  *
  * @category schemas
  * @since 0.2.0
@@ -560,11 +604,13 @@ export interface EncodeOptions extends Codec.Reporting {
  */
 export interface DecodeOptions extends Codec.Reporting {
   /**
-   * What to do with a `reasoning.encrypted` entry of OpenRouter's `reasoning_details`: opaque data
-   * that a canonical reasoning block cannot hold. `"error"` (default): an `UnsupportedContent`
+   * What to do with a `reasoning.encrypted` entry of OpenRouter's `reasoning_details` (opaque data:
+   * OpenAI's encrypted reasoning, Anthropic's redacted thinking, Gemini's signatures). `"keep"`
+   * (default): a reasoning block with no text, the data as its `signature` and the entry's other
+   * keys in its detail, which encoding sends back as the entry. `"error"`: an `UnsupportedContent`
    * error. `"drop"`: leave it out.
    */
-  readonly encryptedReasoning?: "error" | "drop" | undefined
+  readonly encryptedReasoning?: "keep" | "error" | "drop" | undefined
   /**
    * Content the canonical model has no block for: `"refuse"` (default): an `UnsupportedContent`
    * error naming it; `"keep"`: a provider block holding it as it came, where the format defines
@@ -701,8 +747,11 @@ export const schema: Codec.Transformation<
 
 /**
  * Options of {@link decodeResponse} and {@link decodeStream}: the {@link DecodeOptions} the
- * message is read with, and `choice`, the `index` of the choice to read when the completion holds
- * several (`n > 1`); without it such a completion is a `MultipleChoices` error.
+ * message is read with; `choice`, the `index` of the choice to read when the completion holds
+ * several (`n > 1`), without which such a completion is a `MultipleChoices` error; and
+ * `toolCallIdPrefix`, how the ids made for tool calls that came with an empty id or none (Gemini's
+ * OpenAI-compatible endpoint sends `""`) begin: `call_<completion id>` by default (or
+ * `call_<hash of the message>` without one); the call's index in `tool_calls` follows.
  *
  * @category models
  * @since 0.2.0
@@ -710,6 +759,8 @@ export const schema: Codec.Transformation<
 export interface ResponseOptions extends DecodeOptions {
   /** The `index` of the choice to read, when the completion holds several. */
   readonly choice?: number | undefined
+  /** How made tool-call ids begin (default `call_<completion id>`); the call's index follows. */
+  readonly toolCallIdPrefix?: string | undefined
 }
 
 /**
@@ -717,21 +768,22 @@ export interface ResponseOptions extends DecodeOptions {
  * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const responseErrors = [
   "MalformedInput",
   "InvalidToolArguments",
   "UnsupportedContent",
   "MultipleChoices",
-  "NoAnswer"
+  "NoAnswer",
+  "ProviderError"
 ] as const
 
 /**
  * What {@link decodeResponse} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
 
@@ -740,7 +792,7 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
  * StreamError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const streamErrors = [...responseErrors, "IncompleteStream"] as const
 
@@ -748,7 +800,7 @@ export const streamErrors = [...responseErrors, "IncompleteStream"] as const
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
 

@@ -665,15 +665,21 @@ export interface ResponseObject {
  * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
-export const responseErrors = ["MalformedInput", "InvalidToolArguments", "UnsupportedContent"] as const
+export const responseErrors = [
+  "MalformedInput",
+  "InvalidToolArguments",
+  "UnsupportedContent",
+  "NoAnswer",
+  "ProviderError"
+] as const
 
 /**
  * What {@link decodeResponse} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]>
 
@@ -682,26 +688,30 @@ export type ResponseError = ConversionError.Tagged<typeof responseErrors[number]
  * StreamError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
-export const streamErrors: typeof responseErrors = responseErrors
+export const streamErrors = [...responseErrors, "IncompleteStream"] as const
 
 /**
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type StreamError = ConversionError.Tagged<typeof streamErrors[number]>
 
 /**
  * Read a Responses API answer into a canonical assistant turn, with its stop reason, usage and
  * refusal. Output items in order: `message` (`output_text` → text, `refusal` → text and
- * `refusal`), `reasoning` (one block per summary entry, `encrypted_content` as the signature),
- * `function_call` (a tool call; `call_id` is its id). Every other item type (the hosted tools'
- * items) is an `UnsupportedContent` error naming it, or with `providerContent: "keep"` a provider
- * block holding the item as it came ({@link DecodeOptions}). A `failed` response, or one with an
- * `error`, is an error carrying the provider's message.
+ * `refusal`; a part's `annotations` and `logprobs` kept in the block's `detail.openai`),
+ * `reasoning` (one block per summary entry, `encrypted_content` as the signature), `function_call`
+ * (a tool call; `call_id` is its id; `caller`, `namespace` and `status` kept in
+ * `detail.openai.item` and sent back). Every other item type (the hosted tools' items) is an
+ * `UnsupportedContent` error naming it, or with `providerContent: "keep"` a provider block holding
+ * the item as it came ({@link DecodeOptions}). An error body (`{error: {...}}`) or a `failed`
+ * response is a `ProviderError` with the provider's code and message; a background response still
+ * `queued` or `in_progress` is a `NoAnswer`. The Response's other keys are the answer's
+ * `detail.openai`.
  *
  * @category decoding
  * @since 0.2.0
@@ -717,8 +727,10 @@ export const decodeResponse = (
  * Fold the events of a streamed response (`client.responses.create({ stream: true })`, or its
  * server-sent events parsed as JSON) into the same result as {@link decodeResponse}. The final turn
  * is built from the finished output items (`response.output_item.done`), so the deltas need not be
- * complete; a stream that ends without `response.completed` (or `.incomplete`) fails, and so does
- * an `error` or `response.failed` event.
+ * complete; a stream that ends without `response.completed` (or `.incomplete`), or goes on after it
+ * (a second response), is an `IncompleteStream`; an `error` event is a `ProviderError` (its
+ * `error.code` and `error.message`, or the same fields at the top of the event) at that event, and
+ * `response.failed` is the failed response's.
  *
  * @category decoding
  * @since 0.2.0

@@ -439,7 +439,7 @@ export interface ResponseOptions extends OpenAiFormat.ResponseOptions {}
  * these (test/ResponseErrors.test.ts holds the list to what the decoder answers).
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const responseErrors: typeof OpenAiFormat.responseErrors = OpenAiFormat.responseErrors
 
@@ -447,7 +447,7 @@ export const responseErrors: typeof OpenAiFormat.responseErrors = OpenAiFormat.r
  * What {@link decodeResponse} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ResponseError = OpenAiFormat.ResponseError
 
@@ -456,7 +456,7 @@ export type ResponseError = OpenAiFormat.ResponseError
  * StreamError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const streamErrors: typeof OpenAiFormat.streamErrors = OpenAiFormat.streamErrors
 
@@ -464,7 +464,7 @@ export const streamErrors: typeof OpenAiFormat.streamErrors = OpenAiFormat.strea
  * What {@link decodeStream} can fail with (besides the stream's own errors), and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type StreamError = OpenAiFormat.StreamError
 

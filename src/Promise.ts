@@ -75,7 +75,7 @@ const toStep = (step: Step): Episode.Step<unknown> => (input) =>
  * a `Promise` (of the call to run instead, or `undefined` to answer the error).
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface EpisodeOptions extends Omit<Episode.Options, "repairToolCall"> {
   readonly repairToolCall?:
@@ -88,7 +88,7 @@ export interface EpisodeOptions extends Omit<Episode.Options, "repairToolCall"> 
  * sink and a repair hook that may return `Promise`s.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface RunEpisodesOptions extends Omit<Episode.RunManyOptions, "onEpisode" | "repairToolCall"> {
   readonly onEpisode?: ((episode: Episode.Episode<unknown>) => void | Promise<void>) | undefined
@@ -345,7 +345,7 @@ export const writeOrThrow = Throwing.writeOrThrow
  * and the session's tools), which `openreward-effect convert --jsonl --record rollout` reads.
  *
  * @category episodes
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const toJsonLine: (episode: Episode.Episode<unknown>) => string = Episode.toJsonLine
 
@@ -364,7 +364,7 @@ export const toJsonLine: (episode: Episode.Episode<unknown>) => string = Episode
  * ```
  *
  * @category episodes
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const appendJsonl = (path: string): (episode: Episode.Episode<unknown>) => Promise<void> => {
   let last: Promise<void> = Promise.resolve()

@@ -253,7 +253,7 @@ export const encode = (prompt: Prompt): Encoded => prompt.map(Canonical.encodeCo
  * The wire JSON of prompt blocks.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Encoded = ReadonlyArray<typeof Block.ContentBlock.Encoded>
 
@@ -263,7 +263,7 @@ export type Encoded = ReadonlyArray<typeof Block.ContentBlock.Encoded>
  * (`Codec.compose(AnthropicFormat.codec, Prompt.encoder)`); there is no way back.
  *
  * @category codecs
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encoder: Codec.Encoder<Encoded, {}, never, "prompt"> = {
   name: "prompt",

@@ -54,7 +54,7 @@
  * }
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
@@ -71,7 +71,7 @@ import * as internal from "./internal/sharegpt/schema.js"
  * The format this module speaks.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const name = internal.name
 
@@ -83,13 +83,13 @@ export const name = internal.name
  * The roles encoding writes.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const From = internal.From
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type From = typeof From.Type
 
@@ -97,13 +97,13 @@ export type From = typeof From.Type
  * One turn: who speaks, and what (one string).
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const Turn = internal.Turn
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Turn extends Schema.Schema.Type<typeof Turn> {}
 
@@ -112,13 +112,13 @@ export interface Turn extends Schema.Schema.Type<typeof Turn> {}
  * system message (and {@link EncodeOptions} `systemPrompt` is not `"turn"`).
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const Wire = internal.Wire
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface Wire extends Schema.Schema.Type<typeof Wire> {}
 
@@ -127,7 +127,7 @@ export interface Wire extends Schema.Schema.Type<typeof Wire> {}
  * several calls). Decoding reads `arguments` as a JSON object, or as JSON text of one.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const FunctionCall = internal.FunctionCall
 
@@ -141,7 +141,7 @@ export const FunctionCall = internal.FunctionCall
  * `MalformedInput`.
  *
  * @category constants
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const roles = internal.roles
 
@@ -150,13 +150,13 @@ export const roles = internal.roles
  * (`weight`, `markdown`, ...) are left out and reported as lost.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const InputTurn = internal.InputTurn
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface InputTurn extends Schema.Schema.Type<typeof InputTurn> {}
 
@@ -164,13 +164,13 @@ export interface InputTurn extends Schema.Schema.Type<typeof InputTurn> {}
  * A record as decoding reads it: the turns and the `system` LLaMA-Factory writes beside them.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const InputRecord = internal.Record
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface InputRecord extends Schema.Schema.Type<typeof InputRecord> {}
 
@@ -181,7 +181,7 @@ export interface InputRecord extends Schema.Schema.Type<typeof InputRecord> {}
  * reported as lost, except a key of another format's conversation: a `MalformedInput` naming it.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const requestKeys: { readonly conversation: ReadonlyArray<string>; readonly parameters: ReadonlyArray<string> } =
   internal.requestKeys
@@ -191,13 +191,13 @@ export const requestKeys: { readonly conversation: ReadonlyArray<string>; readon
  * turns. It is the encoded side of {@link schema}.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const Input = internal.Input
 
 /**
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type Input = typeof Input.Type
 
@@ -209,7 +209,7 @@ export type Input = typeof Input.Type
  * Encoding options.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface EncodeOptions extends Codec.Reporting {
   /**
@@ -235,7 +235,7 @@ export interface EncodeOptions extends Codec.Reporting {
  * Decoding options.
  *
  * @category models
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface DecodeOptions extends Codec.Reporting {
   /**
@@ -259,7 +259,7 @@ export interface DecodeOptions extends Codec.Reporting {
  * The tag of every error {@link encode} can fail with: {@link EncodeError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock", "UnmatchedToolResult"] as const
 
@@ -267,7 +267,7 @@ export const encodeErrors = ["MisplacedBlock", "UnsupportedBlock", "UnmatchedToo
  * What {@link encode} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
 
@@ -275,7 +275,7 @@ export type EncodeError = ConversionError.Tagged<typeof encodeErrors[number]>
  * The tag of every error {@link decode} can fail with: {@link DecodeError} is exactly these.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const decodeErrors = [
   "MalformedInput",
@@ -288,7 +288,7 @@ export const decodeErrors = [
  * What {@link decode} can fail with, and nothing else.
  *
  * @category errors
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type DecodeError = ConversionError.Tagged<typeof decodeErrors[number]>
 
@@ -308,7 +308,7 @@ const reporting = Report.encoding(
  * `UnsupportedBlock` for a provider block unless `providerContent` says otherwise.
  *
  * @category encoding
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const encode = (
   conversation: Conversation.Conversation,
@@ -325,7 +325,7 @@ export const encode = (
  * record with media files). Never throws.
  *
  * @category decoding
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const decode = (
   input: unknown,
@@ -336,7 +336,7 @@ export const decode = (
  * The ShareGPT format as a {@link Codec.Codec}.
  *
  * @category codecs
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const codec: Codec.Codec<
   Wire,
@@ -353,7 +353,7 @@ export const codec: Codec.Codec<
  * pipelines such as `Schema.parseJson(ShareGptFormat.schema)`. Its encoded side is {@link Input}.
  *
  * @category schemas
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const schema: Codec.Transformation<
   Conversation.Conversation,

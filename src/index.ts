@@ -124,7 +124,7 @@ export * as GoogleFormat from "./GoogleFormat.js"
 /**
  * The ShareGPT format (`{conversations: [{from, value}]}` records, LLaMA-Factory's tool turns).
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as ShareGptFormat from "./ShareGptFormat.js"
 
@@ -189,13 +189,13 @@ export * as Ranking from "./Ranking.js"
  * Datasets: records that hold conversations (fine-tuning, preference and rollout lines), converted
  * where their conversations are, every other key carried through.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as Dataset from "./Dataset.js"
 
 /**
  * What converting a dataset can fail with beyond a conversation's own errors.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as DatasetError from "./DatasetError.js"

@@ -24,7 +24,7 @@ import { withoutProviderBlocks } from "./utils/bridges.js"
 
 const plain = {
   openai: PlainOpenAi,
-  openrouter: PlainOpenAi,
+  openrouter: { ...PlainOpenAi, decode: (input: unknown) => PlainOpenAi.decode(input, "openrouter") },
   anthropic: PlainAnthropic,
   google: PlainGoogle
 } as const

@@ -521,7 +521,12 @@ describe("cli options", () => {
       { role: "assistant", content: "hello", reasoning_details: [{ type: "reasoning.encrypted", data: "opaque" }] }
     ]
     for (const from of ["openai", "openrouter"]) {
-      const strict = await cli(["convert", "--from", from, "--to", "canonical"], JSON.stringify(openrouter))
+      // kept by default, as a reasoning block with the data as its signature
+      const kept = await cli(["convert", "--from", from, "--to", "canonical"], JSON.stringify(openrouter))
+      assert.strictEqual(kept.code, 0, kept.stderr)
+      assert.strictEqual(JSON.parse(kept.stdout)[1].blocks[0].signature, "opaque")
+      const strictArgs = ["convert", "--from", from, "--to", "canonical", "--encrypted-reasoning", "error"]
+      const strict = await cli(strictArgs, JSON.stringify(openrouter))
       assert.strictEqual(strict.code, 1)
       assert.match(strict.stderr, /^UnsupportedContent: /)
       const args = ["convert", "--from", from, "--to", "canonical", "--encrypted-reasoning", "drop"]
@@ -936,7 +941,8 @@ describe("cli datasets", () => {
 
     // transcripts and request bodies other projects keep, one per line: converted with their tools
     // and request keys, or refused for content the canonical model has no form for (or input that
-    // is not the format: SWE-agent's `tool_call_ids`, arguments encoded twice)
+    // is not the format: SWE-agent's `tool_call_ids`, arguments encoded twice); Mistral's thinking
+    // parts (line 32) are reasoning
     const inputs = path.join(corpusCli, "openai-inputs.jsonl")
     const refused: { readonly [line: number]: string } = {
       7: "MalformedInput",
@@ -947,8 +953,7 @@ describe("cli datasets", () => {
       21: "UnsupportedContent",
       22: "UnsupportedContent",
       23: "UnsupportedContent",
-      24: "UnsupportedContent",
-      32: "UnsupportedContent"
+      24: "UnsupportedContent"
     }
     const failures = path.join(tmp, "corpus-failures.jsonl")
     const input = fs.readFileSync(inputs, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
@@ -961,13 +966,17 @@ describe("cli datasets", () => {
       const out = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
       assert.strictEqual(out.length, input.length)
       const failed = fs.readFileSync(failures, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
-      assert.deepStrictEqual(Object.fromEntries(failed.map((f) => [f.line, f.tag])), refused, to)
+      // line 32's reasoning has no signature, which Gemini (and the Responses API, without an item
+      // id) cannot take
+      const unsigned = to === "google" || to === "openai-responses"
+      const expected = unsigned ? { ...refused, 32: "UnsupportedBlock" } : refused
+      assert.deepStrictEqual(Object.fromEntries(failed.map((f) => [f.line, f.tag])), expected, to)
       for (const f of failed) {
         assert.deepStrictEqual(Object.keys(f), ["line", "tag", "message", "path"])
         assert.strictEqual(out[f.line - 1], null)
       }
       input.forEach((record, i) => {
-        if (refused[i + 1] !== undefined || Array.isArray(record)) return
+        if (expected[i + 1] !== undefined || Array.isArray(record)) return
         // every key that is not conversation or tools is carried through as it was
         for (const [key, value] of Object.entries(record)) {
           if (["messages", "tools", "tool_choice", "parallel_tool_calls"].includes(key)) continue
@@ -978,7 +987,10 @@ describe("cli datasets", () => {
         const written = to === "google" ? out[i].tools?.[0]?.function_declarations ?? [] : out[i].tools ?? []
         assert.strictEqual(written.length, tools.length, `line ${i + 1} to ${to}`)
       })
-      assert.match(result.stderr, /openreward-effect convert: 22 converted, 10 failed, 0 blank/)
+      assert.match(
+        result.stderr,
+        unsigned ? /convert: 22 converted, 10 failed, 0 blank/ : /convert: 23 converted, 9 failed, 0 blank/
+      )
     }
     const strictIds = await cli([
       "convert",

@@ -98,10 +98,12 @@ describe("OpenAiFormat.decodeResponse", () => {
         Block.toolCall("call_2", "lookup", {})
       ], {
         detail: {
-          annotations: [{
-            type: "url_citation",
-            url_citation: { url: "https://example.com", title: "Example", start_index: 0, end_index: 3 }
-          }]
+          openai: {
+            annotations: [{
+              type: "url_citation",
+              url_citation: { url: "https://example.com", title: "Example", start_index: 0, end_index: 3 }
+            }]
+          }
         }
       })
     )
@@ -260,7 +262,7 @@ describe("OpenAiFormat.decodeResponse", () => {
       }]
     }))
     assert.deepStrictEqual([failed.stopReason, failed.providerStopReason], ["other", "error"])
-    assert.deepStrictEqual(failed.message.detail, { error: { code: 502, message: "upstream failed" } })
+    assert.deepStrictEqual(failed.message.detail, { openrouter: { error: { code: 502, message: "upstream failed" } } })
     const e = left(OpenRouterFormat.decodeResponse({ choices: [] }))
     assert.strictEqual(e._tag === "NoAnswer" && e.format, "openrouter")
   })
@@ -1053,23 +1055,22 @@ describe("official SDK clients against the stand-ins", () => {
 })
 
 describe("accumulators on hostile events", () => {
+  const decoders: ReadonlyArray<
+    (events: Stream.Stream<unknown>) => Effect.Effect<ModelResponse.ModelResponse, { readonly _tag: string }>
+  > = [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream]
   const hostile: ReadonlyArray<unknown> = [null, 5, "x", [], { type: 5 }, { choices: 5 }, { candidates: [5] }]
   it.effect("fail with a tagged error, never throw", () =>
     Effect.gen(function*() {
       for (const event of hostile) {
         const events = Stream.make(event)
-        for (
-          const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-        ) {
+        for (const decode of decoders) {
           const e = yield* Effect.flip(decode(events))
           assert.include(["MalformedInput", "IncompleteStream", "NoAnswer"], e._tag)
         }
       }
       const revoked = Proxy.revocable({}, {})
       revoked.revoke()
-      for (
-        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-      ) {
+      for (const decode of decoders) {
         const e = yield* Effect.flip(decode(Stream.make(revoked.proxy)))
         assert.include(["MalformedInput", "IncompleteStream"], e._tag)
       }
@@ -1077,9 +1078,7 @@ describe("accumulators on hostile events", () => {
 
   it.effect("an empty stream is an IncompleteStream", () =>
     Effect.gen(function*() {
-      for (
-        const decode of [OpenAiFormat.decodeStream, AnthropicFormat.decodeStream, GoogleFormat.decodeStream] as const
-      ) {
+      for (const decode of decoders) {
         const e = yield* Effect.flip(decode(Stream.empty))
         assert.strictEqual(e._tag, "IncompleteStream")
       }

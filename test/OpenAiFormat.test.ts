@@ -918,16 +918,16 @@ describe("OpenAiFormat.decode errors", () => {
     )
   })
 
-  it("UnsupportedContent: encrypted reasoning, unless encryptedReasoning is \"drop\"", () => {
+  it("UnsupportedContent: encrypted reasoning with encryptedReasoning: \"error\"; left out with \"drop\"", () => {
     const transcript = [{
       role: "assistant",
       content: "x",
       reasoning: "r",
       reasoning_details: [{ type: "reasoning.text", text: "r" }, { type: "reasoning.encrypted", data: "gAAAA" }]
     }]
-    const reason =
-      "encrypted reasoning is opaque data and a canonical reasoning block holds text; set encryptedReasoning to \"drop\" to leave it out"
-    assertError(left(OpenAiFormat.decode(transcript)), {
+    const reason = "encrypted reasoning is opaque data and encryptedReasoning is \"error\"; set it to \"keep\" (the " +
+      "default) to keep it as the signature of a reasoning block with no text, or to \"drop\" to leave it out"
+    assertError(left(OpenAiFormat.decode(transcript, { encryptedReasoning: "error" })), {
       _tag: "UnsupportedContent",
       format: "openai",
       path: [0, "reasoning_details", 1],
@@ -937,7 +937,10 @@ describe("OpenAiFormat.decode errors", () => {
       reason
     }, `openai: message 0, block 1: "reasoning.encrypted" content has no canonical form: ${reason}`)
     assert.deepStrictEqual(right(OpenAiFormat.decode(transcript, { encryptedReasoning: "drop" })), [
-      Message.assistant([Block.reasoning("r"), Block.text("x")])
+      Message.assistant([
+        Block.reasoning("r", { detail: { openai: { reasoning_detail: { type: "reasoning.text" } } } }),
+        Block.text("x")
+      ])
     ])
   })
 

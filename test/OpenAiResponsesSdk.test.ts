@@ -159,8 +159,14 @@ describe("OpenAiResponsesFormat.decodeResponse", () => {
       status: "failed",
       error: { code: "server_error", message: "The model crashed." }
     })))
-    assert.strictEqual(failed._tag, "UnsupportedContent")
-    assert.include(failed.message, "server_error: The model crashed.")
+    assert.deepStrictEqual(
+      failed._tag === "ProviderError" && [failed.code, failed.reason, failed.path],
+      ["server_error", "The model crashed.", ["error"]]
+    )
+    assert.strictEqual(
+      failed.message,
+      "openai-responses: the provider answered with an error (server_error): The model crashed."
+    )
     const args = left(OpenAiResponsesFormat.decodeResponse(withOutput([
       { type: "function_call", call_id: "c", name: "f", arguments: "{oops" }
     ])))
@@ -206,8 +212,18 @@ describe("OpenAiResponsesFormat.decodeStream", () => {
   it.effect("a stream cut short, an error event and a non-event are errors", () =>
     Effect.gen(function*() {
       const cut = left(yield* run(events.slice(0, -1)))
-      assert.strictEqual(cut._tag, "MalformedInput")
+      assert.strictEqual(cut._tag, "IncompleteStream")
       assert.include(cut.message, "without response.completed")
+      // a second response after the first one's last event is not part of it
+      const twice = left(yield* run([...events, ...events]))
+      assert.deepStrictEqual(
+        twice._tag === "IncompleteStream" && [twice.eventIndex, twice.reason],
+        [
+          events.length,
+          `the stream goes on after its response ended (response.created of response ${response.id} after ` +
+          "completed): a stream holds one response"
+        ]
+      )
       const error: OpenAiTypes.ResponseErrorEvent = {
         type: "error",
         code: "rate_limit_exceeded",
@@ -216,7 +232,10 @@ describe("OpenAiResponsesFormat.decodeStream", () => {
         sequence_number: 1
       }
       const failed = left(yield* run([events[0], error]))
-      assert.include(failed.message, "rate_limit_exceeded: Slow down.")
+      assert.strictEqual(
+        failed.message,
+        "openai-responses: event 1: the provider answered with an error (rate_limit_exceeded): Slow down."
+      )
       assert.strictEqual(left(yield* run([5]))._tag, "MalformedInput")
     }))
 })

@@ -203,13 +203,28 @@ describe("OpenRouterFormat.decode", () => {
         function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" }
       }]
     }]
-    assert.deepStrictEqual(right(OpenRouterFormat.decode(transcript)), [
+    const decoded = right(OpenRouterFormat.decode(transcript))
+    assert.deepStrictEqual(decoded, [
       Message.assistant([
-        Block.reasoning("Need the weather tool.", { signature: "EqQBCkYIBxgCKkB" }),
+        Block.reasoning("Need the weather tool.", {
+          signature: "EqQBCkYIBxgCKkB",
+          detail: {
+            openrouter: { reasoning_detail: { type: "reasoning.text", format: "anthropic-claude-v1", index: 0 } }
+          }
+        }),
         Block.text("Checking."),
         Block.toolCall("call_1", "get_weather", { city: "Paris" })
       ])
     ])
+    // and encoding sends the entry back, with its format, next to the flat text
+    const [message] = right(OpenRouterFormat.encode(decoded, { reasoningField: "reasoning", toolArguments: "json" }))
+    assert.deepStrictEqual<unknown>(message, {
+      role: "assistant",
+      content: "Checking.",
+      reasoning: "Need the weather tool.",
+      reasoning_details: [transcript[0]!.reasoning_details[0]!],
+      tool_calls: [transcript[0]!.tool_calls[0]!]
+    })
   })
 
   it("reads one reasoning block per text or summary detail; the flat fields are then not read", () => {
@@ -225,12 +240,13 @@ describe("OpenRouterFormat.decode", () => {
         { type: "reasoning.text", signature: "s3", index: 3 }
       ]
     }]
+    const entry = (type: string, index: number) => ({ detail: { openrouter: { reasoning_detail: { type, index } } } })
     assert.deepStrictEqual(right(OpenRouterFormat.decode(transcript)), [
       Message.assistant([
-        Block.reasoning("First.", { signature: "s1" }),
-        Block.reasoning("Second."),
-        Block.reasoning("In short."),
-        Block.reasoning("", { signature: "s3" }),
+        Block.reasoning("First.", { signature: "s1", ...entry("reasoning.text", 0) }),
+        Block.reasoning("Second.", entry("reasoning.text", 1)),
+        Block.reasoning("In short.", entry("reasoning.summary", 2)),
+        Block.reasoning("", { signature: "s3", ...entry("reasoning.text", 3) }),
         Block.text("ok")
       ])
     ])
@@ -254,26 +270,59 @@ describe("OpenRouterFormat.decode", () => {
     )
   })
 
-  it("fails on encrypted reasoning by default, and on details of other types", () => {
-    const encrypted = left(OpenRouterFormat.decode({
+  it("keeps encrypted reasoning by default (sent back as it came), fails with \"error\", and on details of other types", () => {
+    const body = {
       model: "openai/gpt-5",
       messages: [{
         role: "assistant",
         content: "b",
-        reasoning_details: [{ type: "reasoning.encrypted", data: "gAAAA" }]
+        reasoning: "Summary.",
+        reasoning_details: [
+          { type: "reasoning.summary", summary: "Summary.", format: "openai-responses-v1", index: 0 },
+          { type: "reasoning.encrypted", data: "gAAAA", id: "rs_1", format: "openai-responses-v1", index: 0 }
+        ]
       }]
-    }))
-    const reason =
-      "encrypted reasoning is opaque data and a canonical reasoning block holds text; set encryptedReasoning to \"drop\" to leave it out"
+    }
+    const kept = right(OpenRouterFormat.decode(body))
+    assert.deepStrictEqual(kept, [
+      Message.assistant([
+        Block.reasoning("Summary.", {
+          detail: {
+            openrouter: { reasoning_detail: { type: "reasoning.summary", format: "openai-responses-v1", index: 0 } }
+          }
+        }),
+        Block.reasoning("", {
+          signature: "gAAAA",
+          detail: {
+            openrouter: {
+              reasoning_detail: { type: "reasoning.encrypted", id: "rs_1", format: "openai-responses-v1", index: 0 }
+            }
+          }
+        }),
+        Block.text("b")
+      ])
+    ])
+    // the encrypted entry adds nothing to the flat text, and goes back whole in reasoning_details
+    assert.deepStrictEqual<unknown>(right(OpenRouterFormat.encode(kept, { reasoningField: "reasoning" })), [
+      { role: "assistant", content: "b", reasoning: "Summary.", reasoning_details: body.messages[0]!.reasoning_details }
+    ])
+    assert.deepStrictEqual(right(OpenRouterFormat.decode(right(OpenRouterFormat.encode(kept)))), kept)
+    // "omit" sends no reasoning at all
+    assert.deepStrictEqual(right(OpenRouterFormat.encode(kept, { reasoningField: "omit" })), [
+      { role: "assistant", content: "b" }
+    ])
+    const encrypted = left(OpenRouterFormat.decode(body, { encryptedReasoning: "error" }))
+    const reason = "encrypted reasoning is opaque data and encryptedReasoning is \"error\"; set it to \"keep\" (the " +
+      "default) to keep it as the signature of a reasoning block with no text, or to \"drop\" to leave it out"
     assertError(encrypted, {
       _tag: "UnsupportedContent",
       format: "openrouter",
-      path: ["messages", 0, "reasoning_details", 0],
+      path: ["messages", 0, "reasoning_details", 1],
       messageIndex: 0,
-      blockIndex: 0,
+      blockIndex: 1,
       contentType: "reasoning.encrypted",
       reason
-    }, `openrouter: message 0, block 0: "reasoning.encrypted" content has no canonical form: ${reason}`)
+    }, `openrouter: message 0, block 1: "reasoning.encrypted" content has no canonical form: ${reason}`)
     assertError(
       left(OpenRouterFormat.decode([{
         role: "assistant",

@@ -272,7 +272,8 @@ const chat = (name: "openai" | "openrouter", format: Format): Case => ({
       chatChoice({ role: "assistant", content: "a" }, 0),
       chatChoice({ role: "assistant", content: "b" }, 1)
     ]),
-    NoAnswer: chatCompletion([])
+    NoAnswer: chatCompletion([]),
+    ProviderError: { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }
   },
   streams: {
     MalformedInput: [5],
@@ -290,7 +291,11 @@ const chat = (name: "openai" | "openrouter", format: Format): Case => ({
       chatChunk([{ index: 0, delta: {}, finish_reason: "stop" }, { index: 1, delta: {}, finish_reason: "stop" }])
     ],
     NoAnswer: [chatChunk([])],
-    IncompleteStream: [chatChunk([{ index: 0, delta: { role: "assistant", content: "a" } }])]
+    IncompleteStream: [chatChunk([{ index: 0, delta: { role: "assistant", content: "a" } }])],
+    ProviderError: [
+      chatChunk([{ index: 0, delta: { role: "assistant", content: "a" } }]),
+      { ...chatChunk([]), error: { code: 502, message: "Provider disconnected" } }
+    ]
   }
 })
 
@@ -350,12 +355,25 @@ const cases: ReadonlyArray<Case> = [
     responses: {
       MalformedInput: { output: 5 },
       InvalidToolArguments: responsesObject([badFunctionCall]),
-      UnsupportedContent: responsesObject([webSearch])
+      UnsupportedContent: responsesObject([webSearch]),
+      // a background response retrieved before it finished
+      NoAnswer: { ...responsesObject([]), status: "queued" },
+      ProviderError: { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }
     },
     streams: {
       MalformedInput: [5],
       InvalidToolArguments: responsesEvents([badFunctionCall]),
-      UnsupportedContent: responsesEvents([webSearch])
+      UnsupportedContent: responsesEvents([webSearch]),
+      // a final event whose response says it is not finished
+      NoAnswer: [
+        { type: "response.created", response: { ...responsesObject([]), status: "in_progress" } },
+        { type: "response.completed", response: { ...responsesObject([]), status: "in_progress" } }
+      ],
+      ProviderError: [
+        { type: "response.created", response: { ...responsesObject([]), status: "in_progress" } },
+        { type: "error", error: { type: "server_error", code: "server_error", message: "The server had an error." } }
+      ],
+      IncompleteStream: responsesEvents([]).slice(0, 1)
     }
   }
 ]

@@ -217,7 +217,7 @@ const file = args.find((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith
 
 const codecs: { readonly [name: string]: { encode: (c: never) => unknown; decode: (u: unknown) => unknown } } = {
   openai: OpenAi,
-  openrouter: OpenAi,
+  openrouter: { ...OpenAi, decode: (u: unknown) => OpenAi.decode(u, "openrouter") },
   anthropic: Anthropic,
   google: Google
 }

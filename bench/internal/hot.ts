@@ -25,7 +25,12 @@ const [format = "openai", direction = "encode", turnsText = "10000", who = "ours
 if (!Provider.isProvider(format)) throw new Error(`unknown format ${format}`)
 if (direction !== "encode" && direction !== "decode") throw new Error("direction: encode | decode")
 const turns = Number(turnsText)
-const plain = { openai: PlainOpenAi, openrouter: PlainOpenAi, anthropic: PlainAnthropic, google: PlainGoogle }[format]
+const plain = {
+  openai: PlainOpenAi,
+  openrouter: { ...PlainOpenAi, decode: (input: unknown) => PlainOpenAi.decode(input, "openrouter") },
+  anthropic: PlainAnthropic,
+  google: PlainGoogle
+}[format]
 const codec = Format.codecs[format]
 
 const conversation = Generate.conversation(turns, { reasoning: format !== "google" })

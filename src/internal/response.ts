@@ -19,7 +19,8 @@ import { TypeId } from "../ConversionError.js"
 import type * as Message from "../Message.js"
 import type * as ModelResponse from "../ModelResponse.js"
 import type * as Provider from "../Provider.js"
-import type { Locator } from "./wireInput.js"
+import { isRecord } from "./plain.js"
+import { copyJson, type Locator } from "./wireInput.js"
 
 type Path = ConversionError.Path
 
@@ -138,6 +139,43 @@ export const sum = (...counts: ReadonlyArray<unknown>): number | undefined => {
   let total: number | undefined
   for (const c of counts) if (typeof c === "number" && Number.isFinite(c)) total = (total ?? 0) + c
   return total
+}
+
+/**
+ * The provider's error, read from the error object it sent (`{code?, type?, status?, message?, ...}`,
+ * or a bare message string): `code` is its `code` (a string or a number), else its `type` or
+ * `status`; `reason` its `message`; `body` the object as sent.
+ */
+export const providerError = (
+  format: Provider.Format,
+  error: unknown,
+  path: Path,
+  eventIndex?: number
+): ConversionError.ProviderError => {
+  const record = isRecord(error) ? error : undefined
+  const code = [record?.["code"], record?.["type"], record?.["status"]].find((c) =>
+    typeof c === "string" && c !== "" || typeof c === "number" && Number.isFinite(c)
+  ) as string | number | undefined
+  const message = typeof error === "string" ? error : record?.["message"]
+  const body = copyJson(error, 0)
+  return new ConversionError.ProviderError({
+    format,
+    path,
+    ...(eventIndex === undefined ? {} : { eventIndex }),
+    ...(code === undefined ? {} : { code }),
+    ...(body === undefined ? {} : { body }),
+    reason: typeof message === "string" && message !== "" ? message : "no message given"
+  })
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: a stable tag for an answer that came without an id. */
+export const hash = (text: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h.toString(16).padStart(8, "0")
 }
 
 /** Optional response fields, set only when they are strings. */

@@ -124,7 +124,12 @@ const decodeAnswer = (
     case "openai-responses":
       return answer.kind === "response"
         ? Effect.succeed(OpenAiResponsesFormat.decodeResponse(answer.body, options))
-        : Effect.either(OpenAiResponsesFormat.decodeStream(events, options))
+        : Effect.either(
+          OpenAiResponsesFormat.decodeStream(
+            Stream.fromIterable(responsesOf(answer.events ?? [])[options.message ?? 0] ?? []),
+            options
+          )
+        )
     case "anthropic":
       return answer.kind === "response"
         ? Effect.succeed(AnthropicFormat.decodeResponse(answer.body, options))
@@ -159,9 +164,24 @@ const encodeTurn = (format: Format, message: Message.AssistantMessage): Readonly
 const providerBlocks = (message: Message.Message): ReadonlyArray<Block.ProviderBlock> =>
   message.blocks.filter((b): b is Block.ProviderBlock => b.type === "provider")
 
+/**
+ * A Responses stream file's responses: the AI SDK's multi-step fixtures hold the stream of each
+ * step back to back (one response per `response.created`), and a stream holds one response.
+ */
+const responsesOf = (events: ReadonlyArray<unknown>): ReadonlyArray<ReadonlyArray<unknown>> => {
+  const out: Array<Array<unknown>> = []
+  for (const event of events) {
+    if (out.length === 0 || isRecord(event) && event["type"] === "response.created") out.push([])
+    out[out.length - 1]!.push(event)
+  }
+  return out
+}
+
 /** The messages a stream holds one after another (Anthropic's deferred tool loading, ...). */
 const messageCount = (answer: Corpus.Answer): number =>
-  answer.format === "anthropic" && answer.kind === "stream"
+  answer.format === "openai-responses" && answer.kind === "stream"
+    ? responsesOf(answer.events ?? []).length
+    : answer.format === "anthropic" && answer.kind === "stream"
     ? new Set(
       (answer.events ?? []).filter(isRecord).filter((e) => e["type"] === "message_start").map((e) =>
         isRecord(e["message"]) ? e["message"]["id"] : undefined

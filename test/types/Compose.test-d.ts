@@ -179,10 +179,20 @@ describe("decodeResponse and decodeStream", () => {
 
   it("each format's decodeResponse fails only with that format's tags", () => {
     expectTypeOf<ResponseTags<typeof OpenAiFormat.decodeResponse>>().toEqualTypeOf<
-      "MalformedInput" | "InvalidToolArguments" | "UnsupportedContent" | "MultipleChoices" | "NoAnswer"
+      | "MalformedInput"
+      | "InvalidToolArguments"
+      | "UnsupportedContent"
+      | "MultipleChoices"
+      | "NoAnswer"
+      | "ProviderError"
     >()
     expectTypeOf<ResponseTags<typeof OpenRouterFormat.decodeResponse>>().toEqualTypeOf<
-      "MalformedInput" | "InvalidToolArguments" | "UnsupportedContent" | "MultipleChoices" | "NoAnswer"
+      | "MalformedInput"
+      | "InvalidToolArguments"
+      | "UnsupportedContent"
+      | "MultipleChoices"
+      | "NoAnswer"
+      | "ProviderError"
     >()
     expectTypeOf<ResponseTags<typeof AnthropicFormat.decodeResponse>>().toEqualTypeOf<
       "MalformedInput" | "MisplacedBlock" | "UnsupportedContent"
@@ -196,7 +206,7 @@ describe("decodeResponse and decodeStream", () => {
       | "NoAnswer"
     >()
     expectTypeOf<ResponseTags<typeof OpenAiResponsesFormat.decodeResponse>>().toEqualTypeOf<
-      "MalformedInput" | "InvalidToolArguments" | "UnsupportedContent"
+      "MalformedInput" | "InvalidToolArguments" | "UnsupportedContent" | "NoAnswer" | "ProviderError"
     >()
     // the lists held at run time name the same tags
     expectTypeOf<AnthropicFormat.ResponseError["_tag"]>().toEqualTypeOf<

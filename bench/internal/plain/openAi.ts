@@ -153,14 +153,28 @@ const parseArguments = (raw: unknown): Json.JsonObject => {
   return jsonObject(parsed, "arguments")
 }
 
-const reasoningBlock = (value: string, signature: string | null): Block.ReasoningBlock => ({
+const reasoningBlock = (
+  value: string,
+  signature: string | null,
+  detail: Block.ReasoningBlock["detail"] = null
+): Block.ReasoningBlock => ({
   text: value,
   signature,
-  detail: null,
+  detail,
   type: "reasoning"
 })
 
-const decodeAssistant = (raw: { readonly [key: string]: unknown }): Message.AssistantMessage => {
+/** A `reasoning_details` entry's keys other than its content, kept so that it can be sent back. */
+const entryDetail = (entry: { readonly [key: string]: unknown }, format: string): Block.ReasoningBlock["detail"] => {
+  const rest: { [key: string]: unknown } = {}
+  for (const key of Object.keys(entry)) {
+    if (key === "text" || key === "summary" || key === "data" || key === "signature") continue
+    if (entry[key] !== undefined) rest[key] = entry[key]
+  }
+  return { [format]: { reasoning_detail: rest } } as Block.ReasoningBlock["detail"]
+}
+
+const decodeAssistant = (raw: { readonly [key: string]: unknown }, format: string): Message.AssistantMessage => {
   if (raw.function_call !== undefined && raw.function_call !== null) fail("function_call is not canonical")
   if (raw.audio !== undefined && raw.audio !== null) fail("audio is not canonical")
   const blocks: Array<Block.Block> = []
@@ -175,12 +189,16 @@ const decodeAssistant = (raw: { readonly [key: string]: unknown }): Message.Assi
           blocks.push(
             reasoningBlock(
               optionalString(detail.text, "text") ?? "",
-              optionalString(detail.signature, "signature")
+              optionalString(detail.signature, "signature"),
+              entryDetail(detail, format)
             )
           )
           break
         case "reasoning.summary":
-          blocks.push(reasoningBlock(string(detail.summary, "summary"), null))
+          blocks.push(reasoningBlock(string(detail.summary, "summary"), null, entryDetail(detail, format)))
+          break
+        case "reasoning.encrypted":
+          blocks.push(reasoningBlock("", optionalString(detail.data, "data"), entryDetail(detail, format)))
           break
         default:
           fail(`unsupported reasoning detail ${String(detail.type)}`)
@@ -195,7 +213,7 @@ const decodeAssistant = (raw: { readonly [key: string]: unknown }): Message.Assi
   }
   if (raw.content !== undefined && raw.content !== null) decodeContent(raw.content, true, blocks)
   const refusal = nullableString(raw.refusal, "refusal")
-  if (refusal !== undefined) blocks.push(text(refusal))
+  if (refusal !== undefined && refusal !== "") blocks.push(text(refusal))
   const calls = raw.tool_calls
   if (calls !== undefined && calls !== null) {
     if (!Array.isArray(calls)) fail("tool_calls must be an array")
@@ -224,7 +242,7 @@ const userMessage = (blocks: Array<Block.Block>): Message.UserMessage => ({
 })
 
 /** A message list or `{messages}` to a canonical conversation. Throws on bad input. */
-export const decode = (input: unknown): Conversation.Conversation => {
+export const decode = (input: unknown, format: "openai" | "openrouter" = "openai"): Conversation.Conversation => {
   const messages = Array.isArray(input) ? input : isRecord(input) ? input.messages : undefined
   if (!Array.isArray(messages)) return fail("expected an array of chat messages or {messages}")
   const out: Array<Message.Message> = []
@@ -263,7 +281,7 @@ export const decode = (input: unknown): Conversation.Conversation => {
         break
       }
       case "assistant": {
-        const message = decodeAssistant(raw)
+        const message = decodeAssistant(raw, format)
         if (results !== undefined) out.push(userMessage(results))
         results = undefined
         out.push(message)

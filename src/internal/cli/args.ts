@@ -223,10 +223,11 @@ export const formatFlags: ReadonlyArray<Flag> = [
     name: "encrypted-reasoning",
     key: "encryptedReasoning",
     kind: "choice",
-    choices: choice(["error", "drop"]),
-    default: "error",
+    choices: choice(["keep", "error", "drop"]),
+    default: "keep",
     appliesTo: { side: "from", formats: chat },
-    description: "a reasoning.encrypted entry of reasoning_details, which canonical cannot hold: an error, or left out"
+    description:
+      "a reasoning.encrypted entry of reasoning_details: kept as a reasoning block's signature, an error, or left out"
   },
   {
     name: "provider-content",

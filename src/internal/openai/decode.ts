@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as Block from "../../Block.js"
 import type * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
+import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as OpenAi from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
@@ -120,17 +121,37 @@ const decodeImage = (
 const otherPart = (part: Other, where: Where, k: number) =>
   unsupported(at(where, "content", k), part.type, "a canonical message holds text and images (base64 data URLs) only")
 
+/** `detail` holding `fields` under the format's name (`{openai: {...}}`), or `null` when there are none. */
+export const detailOf = (format: Format, fields: { readonly [key: string]: Json.JsonValue }): Json.JsonObject | null =>
+  Object.keys(fields).length === 0 ? null : { [format]: fields }
+
 /**
- * A content part's decoder, for the part types `known` lists (an assistant's include refusals). A
- * part is read with its message's `where` and its index `k` in the content: its own path is made only
- * for an error.
+ * A Mistral `thinking` part as a reasoning block: its text chunks joined. A part holding any other
+ * chunk (a `reference` to a tool result, ...) keeps the whole `thinking` list in the block's detail.
+ */
+const decodeThinking = (part: OpenAi.ThinkingPart, format: Format): Block.ReasoningBlock => {
+  let text = ""
+  let onlyText = true
+  for (const chunk of part.thinking) {
+    if (chunk.type === "text" && "text" in chunk) text += chunk.text
+    else onlyText = false
+  }
+  if (onlyText) return Block.reasoning(text)
+  const copied = Input.copyJson(part.thinking, 0)
+  return Block.reasoning(text, { detail: copied === undefined ? null : detailOf(format, { thinking: copied }) })
+}
+
+/**
+ * A content part's decoder, for the part types `known` lists (an assistant's include refusals and
+ * Mistral's thinking parts, read as reasoning). A part is read with its message's `where` and its
+ * index `k` in the content: its own path is made only for an error.
  */
 const partDecoder = <P extends OpenAi.InputAssistantPart>(known: ReadonlySet<string>) =>
 (
   part: P,
   where: Where,
   k: number
-): Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent> => {
+): Either.Either<Block.ContentBlock | Block.ReasoningBlock, ConversionError.UnsupportedContent> => {
   const read = part as OpenAi.InputAssistantPart
   if (isOther(read, known)) return otherPart(read, where, k)
   switch (read.type) {
@@ -140,21 +161,28 @@ const partDecoder = <P extends OpenAi.InputAssistantPart>(known: ReadonlySet<str
       return decodeImage(read.image_url.url, where, k)
     case "refusal":
       return Either.right(Block.text(read.refusal))
+    case "thinking":
+      return Either.right(decodeThinking(read, where.format))
     default:
       return absurd(read)
   }
 }
 
-const decodePart = partDecoder<OpenAi.InputPart>(known.part)
+// a thinking part is not in `known.part`, so this decoder never makes a reasoning block
+const decodePart = partDecoder<OpenAi.InputPart>(known.part) as (
+  part: OpenAi.InputPart,
+  where: Where,
+  k: number
+) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
 const decodeAssistantPart = partDecoder<OpenAi.InputAssistantPart>(known.assistantPart)
 
-const decodeContent = <P>(
+const decodeContent = <P, B extends Message.AssistantBlock>(
   content: string | ReadonlyArray<P>,
   where: Where,
-  decodeOne: (part: P, where: Where, k: number) => Either.Either<Block.ContentBlock, ConversionError.UnsupportedContent>
-): Either.Either<Array<Block.ContentBlock>, ConversionError.UnsupportedContent> => {
+  decodeOne: (part: P, where: Where, k: number) => Either.Either<B, ConversionError.UnsupportedContent>
+): Either.Either<Array<B | Block.TextBlock>, ConversionError.UnsupportedContent> => {
   if (typeof content === "string") return Either.right([Block.text(content)])
-  const blocks: Array<Block.ContentBlock> = []
+  const blocks: Array<B | Block.TextBlock> = []
   for (let k = 0; k < content.length; k++) {
     const part = content[k]!
     const block = decodeOne(part, where, k)
@@ -182,23 +210,51 @@ const decodeToolCall = (
       "only function tool calls have a canonical form"
     )
   }
+  // Gemini's `extra_content` (its thought signature) is kept, to be sent back with the call
+  const extra = call.extra_content
+  const blockOptions = extra === undefined || extra === null
+    ? undefined
+    : { detail: detailOf(where.format, { extra_content: Guard.copyJsonObject(extra) }) }
   const raw = call.function.arguments
+  // no `arguments` (OpenRouter, for a tool whose parameters are all optional) is no input
+  if (raw === undefined) return Either.right(Block.toolCall(call.id, call.function.name, {}, blockOptions))
   if (typeof raw !== "string") {
     // a copy, so that the conversation shares no mutable object with the input
-    return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw)))
+    return Either.right(Block.toolCall(call.id, call.function.name, Guard.copyJsonObject(raw), blockOptions))
   }
   const input = Input.parseToolArguments(raw)
-  if (Either.isRight(input)) return Either.right(Block.toolCall(call.id, call.function.name, input.right))
+  if (Either.isRight(input)) return Either.right(Block.toolCall(call.id, call.function.name, input.right, blockOptions))
   return options.invalidToolArguments === "keep"
-    ? Either.right(Block.toolCallWithInvalidArguments(call.id, call.function.name, { raw, reason: input.left }))
+    ? Either.right(
+      Block.toolCallWithInvalidArguments(call.id, call.function.name, { raw, reason: input.left }, blockOptions)
+    )
     : invalidArguments(at(at(at(where, "tool_calls", k), "function"), "arguments"), raw, input.left)
 }
 
+// what a reasoning block holds of a `reasoning_details` entry itself: the rest of the entry (`type`,
+// `format`, `index`, `id`, ...) is kept in its detail, so that encoding can send the entry back
+const entryContent: ReadonlySet<string> = new Set(["text", "summary", "data", "signature"])
+
+/** The entry of a reasoning block read from `reasoning_details`, in its detail. */
+const entryDetail = (entry: unknown, format: Format): Json.JsonObject | null => {
+  const rest: { [key: string]: Json.JsonValue } = {}
+  if (isRecord(entry)) {
+    for (const key of Object.keys(entry)) {
+      if (entryContent.has(key)) continue
+      const value = Input.copyJson(entry[key], 1)
+      if (value !== undefined) rest[key] = value
+    }
+  }
+  return detailOf(format, { reasoning_detail: rest })
+}
+
 /**
- * The reasoning of an assistant message. OpenRouter's `reasoning_details` text and summary entries,
- * when there are any, are the reasoning (one block each, signature kept): `reasoning` is OpenRouter's
- * flattened copy of them, and neither it nor `reasoning_content` is read then. Otherwise
- * `reasoning_content` and `reasoning` are read, once each, and once when they are equal.
+ * The reasoning of an assistant message. OpenRouter's `reasoning_details` entries, when there are
+ * any it reads, are the reasoning (one block each: text or summary, signature kept; an encrypted
+ * entry's data as the signature of a block with no text; the entry's other keys in the detail):
+ * `reasoning` is OpenRouter's flattened copy of them, and neither it nor `reasoning_content` is read
+ * then. Otherwise `reasoning_content` and `reasoning` are read, once each, and once when they are
+ * equal.
  */
 const decodeReasoning = (
   message: OpenAi.InputAssistantMessage,
@@ -207,6 +263,7 @@ const decodeReasoning = (
 ): Either.Either<Array<Block.ReasoningBlock>, ConversionError.UnsupportedContent> => {
   const fromDetails: Array<Block.ReasoningBlock> = []
   const details = message.reasoning_details ?? []
+  const format = where.format
   for (let k = 0; k < details.length; k++) {
     const detail = details[k]!
     if (isOther(detail, known.reasoningDetail)) {
@@ -218,19 +275,33 @@ const decodeReasoning = (
     }
     switch (detail.type) {
       case "reasoning.text":
-        fromDetails.push(Block.reasoning(detail.text ?? "", { signature: detail.signature ?? null }))
+        fromDetails.push(
+          Block.reasoning(detail.text ?? "", {
+            signature: detail.signature ?? null,
+            detail: entryDetail(detail, format)
+          })
+        )
         break
       case "reasoning.summary":
-        fromDetails.push(Block.reasoning(detail.summary))
+        fromDetails.push(Block.reasoning(detail.summary, { detail: entryDetail(detail, format) }))
         break
       case "reasoning.encrypted":
-        if (options.encryptedReasoning !== "drop") {
-          return unsupported(
-            at(where, "reasoning_details", k),
-            detail.type,
-            "encrypted reasoning is opaque data and a canonical reasoning block holds text; set " +
-              "encryptedReasoning to \"drop\" to leave it out"
-          )
+        switch (options.encryptedReasoning ?? "keep") {
+          case "keep":
+            fromDetails.push(
+              Block.reasoning("", { signature: detail.data ?? null, detail: entryDetail(detail, format) })
+            )
+            break
+          case "error":
+            return unsupported(
+              at(where, "reasoning_details", k),
+              detail.type,
+              "encrypted reasoning is opaque data and encryptedReasoning is \"error\"; set it to \"keep\" " +
+                "(the default) to keep it as the signature of a reasoning block with no text, or to \"drop\" " +
+                "to leave it out"
+            )
+          case "drop":
+            break
         }
         break
       default:
@@ -268,7 +339,8 @@ const decodeAssistant = (
     if (Either.isLeft(content)) return Either.left(content.left)
     for (let k = 0; k < content.right.length; k++) blocks.push(content.right[k]!)
   }
-  if (typeof message.refusal === "string") blocks.push(Block.text(message.refusal))
+  // an empty refusal (`""`, which some servers send for none) is no refusal
+  if (typeof message.refusal === "string" && message.refusal !== "") blocks.push(Block.text(message.refusal))
   const calls = message.tool_calls ?? []
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k]!
@@ -276,7 +348,13 @@ const decodeAssistant = (
     if (Either.isLeft(block)) return Either.left(block.left)
     blocks.push(block.right)
   }
-  return Either.right(Message.assistant(blocks))
+  // Gemini's `extra_content` on the message (a thought signature of a turn without calls) is kept
+  const extra = message.extra_content
+  return Either.right(
+    extra === undefined || extra === null
+      ? Message.assistant(blocks)
+      : Message.assistant(blocks, { detail: detailOf(where.format, { extra_content: Guard.copyJsonObject(extra) }) })
+  )
 }
 
 /**

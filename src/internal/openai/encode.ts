@@ -196,6 +196,49 @@ type MutableAssistantMessage = {
 }
 
 /**
+ * What a block or message's detail keeps under the format's name (`detail.openai`), when it is an
+ * object: what decoding read from this format and encoding sends back.
+ */
+const formatDetail = (detail: Json.JsonObject | null, format: Format): Json.JsonObject | undefined => {
+  const value = detail === null ? undefined : detail[format]
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json.JsonObject : undefined
+}
+
+const isObject = (value: Json.JsonValue | undefined): value is Json.JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The `reasoning_details` entry a reasoning block was read from (its detail kept the rest), if any. */
+const entryOf = (block: Block.ReasoningBlock, format: Format): Json.JsonObject | undefined => {
+  const entry = formatDetail(block.detail, format)?.["reasoning_detail"]
+  return isObject(entry) &&
+      (entry["type"] === "reasoning.text" || entry["type"] === "reasoning.summary" ||
+        entry["type"] === "reasoning.encrypted")
+    ? entry
+    : undefined
+}
+
+/** A reasoning block as a `reasoning_details` entry: its own entry's keys, with the block's content. */
+const encodeEntry = (
+  block: Block.ReasoningBlock,
+  entry: Json.JsonObject | undefined
+): OpenAiFormat.ReasoningDetailEntry => {
+  const { type, ...rest } = entry ?? { type: "reasoning.text" }
+  switch (type) {
+    case "reasoning.summary":
+      return { type, summary: block.text, ...rest }
+    case "reasoning.encrypted":
+      return { type, data: block.signature ?? "", ...rest }
+    default:
+      return {
+        type: "reasoning.text",
+        text: block.text,
+        ...(block.signature === null ? {} : { signature: block.signature }),
+        ...rest
+      }
+  }
+}
+
+/**
  * A provider block in a message's content: its item, in place, when it is this format's own (a
  * content part as the provider sent it); another provider's as `providerContent` says.
  */
@@ -211,7 +254,13 @@ const providerItem = (
   return other instanceof ConversionError.UnsupportedBlock ? other : other._tag === "text" ? other.block : undefined
 }
 
-/** Push an assistant message: visible blocks as content, reasoning texts joined with "\n\n", tool calls. */
+/**
+ * Push an assistant message: visible blocks as content (provider blocks in place), reasoning texts
+ * joined with "\n\n", tool calls; and what decoding kept of this format under `detail.<format>`:
+ * Gemini's `extra_content` (on the message and on each tool call) and, when a reasoning block was
+ * read from one, the `reasoning_details` entries (every reasoning block then has one; an encrypted
+ * entry's block adds nothing to the joined text).
+ */
 const encodeAssistant = (
   format: Format,
   message: Message.AssistantMessage,
@@ -225,6 +274,8 @@ const encodeAssistant = (
   const blocks = message.blocks
   let visible: Array<ContentItem> | undefined
   let reasoning: string | undefined
+  let reasoningBlocks: Array<Block.ReasoningBlock> | undefined
+  let hasEntry = false
   let toolCalls: Array<OpenAiFormat.ToolCall> | undefined
   for (let j = 0; j < blocks.length; j++) {
     const block = blocks[j]!
@@ -233,16 +284,24 @@ const encodeAssistant = (
       case "image":
         ;(visible ??= []).push(block)
         break
-      case "reasoning":
+      case "reasoning": {
+        ;(reasoningBlocks ??= []).push(block)
+        const entry = block.detail === null ? undefined : entryOf(block, format)
+        if (entry !== undefined) hasEntry = true
+        if (entry?.["type"] === "reasoning.encrypted") break
         reasoning = reasoning === undefined ? block.text : reasoning + "\n\n" + block.text
         break
-      case "tool_call":
-        ;(toolCalls ??= []).push({
+      }
+      case "tool_call": {
+        const extra = block.detail === null ? undefined : formatDetail(block.detail, format)?.["extra_content"]
+        const call: OpenAiFormat.ToolCall = {
           id: block.id,
           type: "function",
           function: { name: block.name, arguments: serializeArguments(block.input) }
-        })
+        }
+        ;(toolCalls ??= []).push(isObject(extra) ? { ...call, extra_content: extra } : call)
         break
+      }
       case "provider": {
         const item = providerItem(format, block, messageIndex, j, providerContent)
         if (item instanceof ConversionError.UnsupportedBlock) return item
@@ -262,7 +321,12 @@ const encodeAssistant = (
     if (reasoningField === "reasoning_content") entry.reasoning_content = text
     else if (reasoningField === "reasoning") entry.reasoning = text
   }
+  if (hasEntry && reasoningField !== "omit") {
+    entry.reasoning_details = reasoningBlocks!.map((b) => encodeEntry(b, entryOf(b, format)))
+  }
   if (toolCalls !== undefined) entry.tool_calls = toolCalls
+  const extra = message.detail === null ? undefined : formatDetail(message.detail, format)?.["extra_content"]
+  if (isObject(extra)) entry.extra_content = extra
   out.push(entry)
   return undefined
 }

@@ -38,8 +38,23 @@ export const Content = Schema.Union(Schema.String, Schema.Array(ContentPart)).an
 export const ToolCall = Schema.Struct({
   id: Schema.String,
   type: Schema.tag("function"),
-  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String }),
+  extra_content: Schema.optionalWith(Json.JsonObject, { exact: true })
 }).annotations({ identifier: "ChatToolCall" })
+
+// a `reasoning_details` entry as encoding sends it back: its type and content, and the other keys
+// the reasoning block's detail kept of the entry it was read from
+const entryRest = Schema.Record({ key: Schema.String, value: Json.JsonValue })
+
+export const ReasoningDetailEntry = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("reasoning.text"),
+    text: Schema.String,
+    signature: Schema.optionalWith(Schema.String, { exact: true })
+  }, entryRest),
+  Schema.Struct({ type: Schema.Literal("reasoning.summary"), summary: Schema.String }, entryRest),
+  Schema.Struct({ type: Schema.Literal("reasoning.encrypted"), data: Schema.String }, entryRest)
+).annotations({ identifier: "ChatReasoningDetailEntry" })
 
 export const SystemMessage = Schema.Struct({
   role: Schema.tag("system"),
@@ -56,7 +71,9 @@ export const AssistantMessage = Schema.Struct({
   content: Schema.NullOr(Content),
   reasoning_content: Schema.optionalWith(Schema.String, { exact: true }),
   reasoning: Schema.optionalWith(Schema.String, { exact: true }),
-  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
+  reasoning_details: Schema.optionalWith(Schema.Array(ReasoningDetailEntry), { exact: true }),
+  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true }),
+  extra_content: Schema.optionalWith(Json.JsonObject, { exact: true })
 }).annotations({ identifier: "ChatAssistantMessage" })
 
 export const ToolMessage = Schema.Struct({
@@ -116,8 +133,8 @@ const otherThan = (known: ReadonlyArray<string>, identifier: string) => {
 export const knownTypes = {
   /** the parts of a system, developer, user or tool message */
   part: ["text", "image_url"],
-  /** the parts of an assistant message */
-  assistantPart: ["text", "image_url", "refusal"],
+  /** the parts of an assistant message (`thinking`: Mistral's reasoning parts) */
+  assistantPart: ["text", "image_url", "refusal", "thinking"],
   /** tool calls */
   toolCall: ["function"],
   /** OpenRouter's `reasoning_details` entries */
@@ -134,6 +151,17 @@ export const RefusalPart = Schema.Struct({
   refusal: Schema.String
 }).annotations({ identifier: "ChatRefusalPart" })
 
+export const ThinkingTextChunk = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String
+}).annotations({ identifier: "ChatThinkingTextChunk" })
+
+export const ThinkingPart = Schema.Struct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.Array(Schema.Union(ThinkingTextChunk, otherThan(["text"], "ChatOtherThinkingChunk"))),
+  closed: optional(Schema.NullOr(Schema.Boolean))
+}).annotations({ identifier: "ChatThinkingPart" })
+
 export const InputPart = Schema.Union(TextPart, InputImageUrlPart, otherThan(knownTypes.part, "ChatOtherPart"))
   .annotations({ message: objectExpected("a content part") })
 
@@ -141,6 +169,7 @@ export const InputAssistantPart = Schema.Union(
   TextPart,
   InputImageUrlPart,
   RefusalPart,
+  ThinkingPart,
   otherThan(knownTypes.assistantPart, "ChatOtherPart")
 ).annotations({ message: objectExpected("a content part") })
 
@@ -155,7 +184,8 @@ const Arguments = Schema.Union(Schema.String, Json.JsonObject).annotations({
 export const InputFunctionToolCall = Schema.Struct({
   id: Schema.String,
   type: optional(Schema.Literal("function")),
-  function: Schema.Struct({ name: Schema.String, arguments: Arguments })
+  function: Schema.Struct({ name: Schema.String, arguments: optional(Arguments) }),
+  extra_content: optional(Schema.NullOr(Json.JsonObject))
 }).annotations({ identifier: "ChatInputFunctionToolCall" })
 
 export const InputToolCall = Schema.Union(InputFunctionToolCall, otherThan(knownTypes.toolCall, "ChatOtherToolCall"))
@@ -173,7 +203,8 @@ export const ReasoningSummaryDetail = Schema.Struct({
 }).annotations({ identifier: "ReasoningSummaryDetail" })
 
 export const ReasoningEncryptedDetail = Schema.Struct({
-  type: Schema.Literal("reasoning.encrypted")
+  type: Schema.Literal("reasoning.encrypted"),
+  data: optional(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "ReasoningEncryptedDetail" })
 
 export const ReasoningDetail = Schema.Union(
@@ -207,7 +238,8 @@ export const InputAssistantMessage = Schema.Struct({
   reasoning_details: optional(Schema.NullOr(Schema.Array(ReasoningDetail))),
   tool_calls: optional(Schema.NullOr(Schema.Array(InputToolCall))),
   function_call: optional(Schema.Unknown),
-  audio: optional(Schema.Unknown)
+  audio: optional(Schema.Unknown),
+  extra_content: optional(Schema.NullOr(Json.JsonObject))
 }).annotations({ identifier: "ChatInputAssistantMessage" })
 
 export const InputToolMessage = Schema.Struct({

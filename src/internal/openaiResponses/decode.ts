@@ -19,7 +19,7 @@ import { standard } from "../base64.js"
 import * as Decoder from "../decoder.js"
 import { isRecord } from "../plain.js"
 import * as ProviderContent from "../providerContent.js"
-import { copyJsonObject, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
+import { copyJson, copyJsonObject, toolCallOfArguments, unsupportedContent } from "../wireInput.js"
 import * as Wire from "./schema.js"
 
 const format = "openai-responses" as const
@@ -45,7 +45,50 @@ export const detailOf = (meta: Format.ItemDetail): Json.JsonObject | null => {
   if (meta.id !== undefined) out["id"] = meta.id
   if (meta.phase !== undefined) out["phase"] = meta.phase
   if (meta.part !== undefined) out["part"] = meta.part
+  if (meta.annotations !== undefined) out["annotations"] = meta.annotations
+  if (meta.logprobs !== undefined) out["logprobs"] = meta.logprobs
+  if (meta.item !== undefined) out["item"] = meta.item
   return Object.keys(out).length === 0 ? null : { [Wire.detailKey]: out }
+}
+
+// the keys of each item (and of an output_text part) that its blocks hold otherwise
+const itemKeys = {
+  message: new Set(["type", "role", "content", "id", "phase"]),
+  reasoning: new Set(["type", "id", "summary", "content", "encrypted_content"]),
+  function_call: new Set(["type", "call_id", "name", "arguments", "id"])
+} as const
+
+/**
+ * The item's keys outside `known` with something in them (a function call's `caller` and
+ * `namespace`, a `status` other than `completed`, ...), as JSON: what its blocks keep of it in
+ * `detail.openai.item`. A finished item's `completed` status is what encoding writes by default.
+ */
+const itemRest = (raw: unknown, known: ReadonlySet<string>): { readonly item?: Json.JsonObject } => {
+  if (!isRecord(raw)) return {}
+  const out: { [key: string]: Json.JsonValue } = {}
+  for (const key of Object.keys(raw)) {
+    if (known.has(key)) continue
+    const value = raw[key]
+    if (value === undefined || value === null || key === "status" && value === "completed") continue
+    const copied = copyJson(value, 1)
+    if (copied !== undefined) out[key] = copied
+  }
+  return Object.keys(out).length === 0 ? {} : { item: out }
+}
+
+/** An output_text part's `annotations` and `logprobs`, when it has any. */
+const partRest = (
+  raw: unknown
+): { readonly annotations?: ReadonlyArray<Json.JsonObject>; readonly logprobs?: ReadonlyArray<Json.JsonValue> } => {
+  if (!isRecord(raw)) return {}
+  const out: { annotations?: ReadonlyArray<Json.JsonObject>; logprobs?: ReadonlyArray<Json.JsonValue> } = {}
+  for (const key of ["annotations", "logprobs"] as const) {
+    const value = raw[key]
+    if (!Array.isArray(value) || value.length === 0) continue
+    const copied = copyJson(value, 1)
+    if (copied !== undefined) (out as Record<string, unknown>)[key] = copied
+  }
+  return out
 }
 
 type Other = { readonly type: string & Brand.Brand<"ResponsesOtherType"> }
@@ -160,12 +203,16 @@ export const providerItem = (
     : Either.right(Block.provider(format, type, item))
 }
 
-/** The canonical blocks of one assistant-side item (an assistant message, reasoning, a function call). */
+/**
+ * The canonical blocks of one assistant-side item (an assistant message, reasoning, a function call).
+ * `raw` is the item as sent (decoding keeps only the keys the schema declares), whose other keys the
+ * blocks keep in their detail.
+ */
 export const decodeAssistantItem = (
   item: Format.InputItem,
   where: Where,
   options: Format.DecodeOptions | undefined,
-  raw?: unknown
+  raw: unknown = item
 ): Either.Either<Array<Message.AssistantBlock>, Format.DecodeError> => {
   if (isOther(item, itemTypes)) {
     return ProviderContent.keeps(options)
@@ -176,6 +223,7 @@ export const decodeAssistantItem = (
     case "reasoning": {
       const id = item.id ?? undefined
       const signature = item.encrypted_content ?? null
+      const rest = itemRest(raw, itemKeys.reasoning)
       const entries: Array<{ readonly text: string; readonly part?: "reasoning_text" }> = [
         ...item.summary.map((s) => ({ text: s.text })),
         ...(item.content ?? []).map((c) => ({ text: c.text, part: "reasoning_text" as const }))
@@ -184,18 +232,23 @@ export const decodeAssistantItem = (
       return Either.right(entries.map((e) =>
         Block.reasoning(e.text, {
           signature,
-          detail: detailOf({ ...(id === undefined ? {} : { id }), ...(e.part === undefined ? {} : { part: e.part }) })
+          detail: detailOf({
+            ...(id === undefined ? {} : { id }),
+            ...(e.part === undefined ? {} : { part: e.part }),
+            ...rest
+          })
         })
       ))
     }
     case "function_call": {
       const id = item.id ?? undefined
+      const rest = itemRest(raw, itemKeys.function_call)
       return Either.map(
         toolCallOfArguments(
           () => ({ format, ...at(where, "arguments") }),
           { id: item.call_id, name: item.name, raw: item.arguments },
           options?.invalidToolArguments,
-          { detail: detailOf(id === undefined ? {} : { id }) }
+          { detail: detailOf({ ...(id === undefined ? {} : { id }), ...rest }) }
         ),
         (call) => [call]
       )
@@ -205,16 +258,20 @@ export const decodeAssistantItem = (
       if (!("role" in item)) return Either.right([])
       const id = item.id ?? undefined
       const phase = item.phase ?? undefined
+      const rest = itemRest(raw, itemKeys.message)
+      const rawParts = isRecord(raw) && Array.isArray(raw["content"]) ? raw["content"] as ReadonlyArray<unknown> : []
       return Either.map(
         decodeContent(item.content, where, true),
         (parts) =>
-          parts.map(({ block, refusal }) =>
+          parts.map(({ block, refusal }, k) =>
             block.type === "text"
               ? Block.text(block.text, {
                 detail: detailOf({
                   ...(id === undefined ? {} : { id }),
                   ...(phase === undefined ? {} : { phase }),
-                  ...(refusal ? { part: "refusal" as const } : {})
+                  ...(refusal ? { part: "refusal" as const } : {}),
+                  ...partRest(rawParts[k]),
+                  ...rest
                 })
               })
               : block

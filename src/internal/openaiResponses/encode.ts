@@ -28,6 +28,40 @@ export const itemDetail = (detail: Json.JsonObject | null): Format.ItemDetail | 
   if (typeof record["id"] === "string") out.id = record["id"]
   if (record["phase"] === "commentary" || record["phase"] === "final_answer") out.phase = record["phase"]
   if (record["part"] === "refusal" || record["part"] === "reasoning_text") out.part = record["part"]
+  const item = record["item"]
+  if (typeof item === "object" && item !== null && !Array.isArray(item)) out.item = item as Json.JsonObject
+  return out
+}
+
+const statuses: ReadonlySet<unknown> = new Set(["in_progress", "completed", "incomplete"])
+
+/** The `status` an item was read with, when it is one the API takes back. */
+const statusOf = (meta: Format.ItemDetail | undefined): Format.FunctionCall["status"] | undefined => {
+  const status = meta?.item?.["status"]
+  return statuses.has(status) ? status as Format.FunctionCall["status"] : undefined
+}
+
+/**
+ * What a function call item was read with beside its block's fields, sent back with it: its
+ * `status`, the `caller` of a call made by a program (programmatic tool calling: the call must go
+ * back with it to be paired with the program) and its `namespace` (tool search).
+ */
+const callRest = (
+  meta: Format.ItemDetail | undefined
+): Pick<Mutable<Format.FunctionCall>, "status" | "caller" | "namespace"> => {
+  const out: Pick<Mutable<Format.FunctionCall>, "status" | "caller" | "namespace"> = {}
+  const status = statusOf(meta)
+  if (status !== undefined) out.status = status
+  const value = meta?.item?.["caller"]
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const caller = value as Json.JsonObject
+    if (caller["type"] === "direct") out.caller = { type: "direct" }
+    else if (caller["type"] === "program" && typeof caller["caller_id"] === "string") {
+      out.caller = { type: "program", caller_id: caller["caller_id"] }
+    }
+  }
+  const namespace = meta?.item?.["namespace"]
+  if (typeof namespace === "string") out.namespace = namespace
   return out
 }
 
@@ -108,7 +142,7 @@ const encodeAssistant = (
             type: "message",
             id: meta.id,
             role: "assistant",
-            status: "completed",
+            status: statusOf(meta) ?? "completed",
             content: [entry]
           }
           if (meta.phase !== undefined) item.phase = meta.phase
@@ -157,6 +191,8 @@ const encodeAssistant = (
         } else {
           item = { type: "reasoning", id: meta.id, summary: [] }
           if (block.signature !== null) item.encrypted_content = block.signature
+          const status = statusOf(meta)
+          if (status !== undefined) item.status = status
           push(item)
         }
         if (entry.type === "reasoning_text") (item.content ??= []).push({ type: "reasoning_text", text: entry.text })
@@ -170,7 +206,8 @@ const encodeAssistant = (
           call_id: block.id,
           name: block.name,
           arguments: serialize(block.input),
-          ...(meta?.id === undefined ? {} : { id: meta.id })
+          ...(meta?.id === undefined ? {} : { id: meta.id }),
+          ...callRest(meta)
         })
         break
       }

@@ -6,12 +6,14 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ConversionError from "../../ConversionError.js"
+import type * as Json from "../../Json.js"
 import * as Message from "../../Message.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
 import * as Decoder from "../decoder.js"
-import { maxDepth, tooDeep } from "../plain.js"
-import { malformed, total } from "../wireInput.js"
+import { isRecord, maxDepth, tooDeep } from "../plain.js"
+import * as R from "../response.js"
+import { copyJson, malformed, total } from "../wireInput.js"
 import { decodeAssistantItem, unsupported } from "./decode.js"
 import * as Wire from "./schema.js"
 
@@ -26,7 +28,6 @@ export const ResponseSchema = Schema.Struct({
   model: optional(Schema.String),
   status: optionalNull(Schema.String),
   output: Schema.Array(Schema.Unknown),
-  error: optionalNull(Schema.Struct({ code: optionalNull(Schema.String), message: Schema.String })),
   incomplete_details: optionalNull(Schema.Struct({ reason: optionalNull(Schema.String) })),
   usage: optionalNull(Schema.Struct({
     input_tokens: optional(Schema.Number),
@@ -76,36 +77,64 @@ const stopReasonOf = (
   }
 }
 
+// the keys of a Response read into the ModelResponse itself; the others are its detail.openai.
+// `output_text` is not the API's: the `openai` SDK adds it to the Response it returns (the texts
+// of the output joined), and the turn holds them already
+const responseKeys: ReadonlySet<string> = new Set(["id", "model", "output", "error", "output_text"])
+
+/** The Response's keys outside `responseKeys`, with something in them, as JSON. */
+const metadataOf = (response: Record<string, unknown>): Json.JsonObject | undefined => {
+  const out: { [key: string]: Json.JsonValue } = {}
+  for (const key of Object.keys(response)) {
+    if (responseKeys.has(key)) continue
+    const value = response[key]
+    if (value === undefined || value === null || Array.isArray(value) && value.length === 0) continue
+    const copied = copyJson(value, 1)
+    if (copied !== undefined) out[key] = copied
+  }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** What reading a Response can fail with. */
+export type Error = ConversionError.DecodeError | ConversionError.NoAnswer | ConversionError.ProviderError
+
 export const decodeResponse = (
   response: unknown,
   options?: Format.DecodeOptions
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> =>
-  total(format, () => {
+): Either.Either<ModelResponse.ModelResponse, Error> =>
+  total(format, (): Either.Either<ModelResponse.ModelResponse, Error> => {
     const deep = tooDeep(response)
     if (deep !== undefined) {
       return Either.left(
         new ConversionError.MalformedInput({ format, path: deep, reason: `nested more than ${maxDepth} levels deep` })
       )
     }
+    // an error body (`{error: {message, type, param, code}}`, what the API sends with a failed
+    // status), or a Response that failed (`status: "failed"`, its `error`): the provider's error
+    if (isRecord(response)) {
+      const error = response["error"]
+      if (error !== undefined && error !== null) return Either.left(R.providerError(format, error, ["error"]))
+      if (response["status"] === "failed") {
+        return Either.left(R.providerError(format, "the response failed, and gave no error", ["status"]))
+      }
+      // a background response retrieved before it finished holds no answer yet, not an empty one
+      const status = response["status"]
+      if (status === "queued" || status === "in_progress") {
+        return Either.left(
+          new ConversionError.NoAnswer({
+            format,
+            path: ["status"],
+            reason: `the response is ${status}: it holds no answer yet (a background response: retrieve it again ` +
+              "once its status is completed)"
+          })
+        )
+      }
+    }
     const shape = decodeShape(response)
     if (Either.isLeft(shape)) {
       return Either.left(malformed(shape.left, format, { messages: ["output"], blocks: ["content"] }))
     }
     const r = shape.right
-    if ((r.error !== undefined && r.error !== null) || r.status === "failed") {
-      const detail = r.error === undefined || r.error === null
-        ? "no error given"
-        : `${r.error.code === undefined || r.error.code === null ? "" : `${r.error.code}: `}${r.error.message}`
-      return Either.left(
-        new ConversionError.UnsupportedContent({
-          format,
-          path: ["error"],
-          messageIndex: 0,
-          contentType: "error",
-          reason: `the response failed (${detail}), so it holds no answer`
-        })
-      )
-    }
     const blocks: Array<Message.AssistantBlock> = []
     const refusals: Array<string> = []
     let hasCalls = false
@@ -158,5 +187,7 @@ export const decodeResponse = (
     if (refused) out.refusal = refusals.join("\n")
     if (r.id !== undefined) out.id = r.id
     if (r.model !== undefined) out.model = r.model
+    const metadata = metadataOf(response as Record<string, unknown>)
+    if (metadata !== undefined) out.detail = { [Wire.detailKey]: metadata }
     return Either.right(out)
   })

@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
+import * as Json from "../../Json.js"
 import * as RequestBody from "../requestBody.js"
 
 export const name = "openai-responses" as const
@@ -60,11 +61,14 @@ export const OutputRefusal = Schema.Struct({
   refusal: Schema.String
 }).annotations({ identifier: "ResponsesOutputRefusal" })
 
+/** The `status` of an output item. */
+export const ItemStatus = Schema.Literal("in_progress", "completed", "incomplete")
+
 export const OutputMessage = Schema.Struct({
   type: Schema.tag("message"),
   id: Schema.String,
   role: Schema.Literal("assistant"),
-  status: Schema.Literal("completed"),
+  status: ItemStatus,
   content: Schema.Array(Schema.Union(OutputText, OutputRefusal)),
   phase: optional(Phase)
 }).annotations({ identifier: "ResponsesOutputMessage" })
@@ -84,15 +88,25 @@ export const Reasoning = Schema.Struct({
   id: Schema.String,
   summary: Schema.Array(SummaryText),
   content: optional(Schema.Array(ReasoningText)),
-  encrypted_content: optional(Schema.String)
+  encrypted_content: optional(Schema.String),
+  status: optional(ItemStatus)
 }).annotations({ identifier: "ResponsesReasoning" })
+
+/** Who made a function call: the model (`direct`), or a program it ran (programmatic tool calling). */
+export const Caller = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("direct") }),
+  Schema.Struct({ type: Schema.Literal("program"), caller_id: Schema.String })
+).annotations({ identifier: "ResponsesCaller" })
 
 export const FunctionCall = Schema.Struct({
   type: Schema.tag("function_call"),
   call_id: Schema.String,
   name: Schema.String,
   arguments: Schema.String,
-  id: optional(Schema.String)
+  id: optional(Schema.String),
+  status: optional(ItemStatus),
+  caller: optional(Caller),
+  namespace: optional(Schema.String)
 }).annotations({ identifier: "ResponsesFunctionCall" })
 
 export const FunctionCallOutput = Schema.Struct({
@@ -119,7 +133,10 @@ export const Wire = Schema.Array(Item).annotations({ identifier: "ResponsesInput
 export const ItemDetail = Schema.Struct({
   id: optional(Schema.String),
   phase: optional(Phase),
-  part: optional(Schema.Literal("refusal", "reasoning_text"))
+  part: optional(Schema.Literal("refusal", "reasoning_text")),
+  annotations: optional(Schema.Array(Json.JsonObject)),
+  logprobs: optional(Schema.Array(Json.JsonValue)),
+  item: optional(Json.JsonObject)
 }).annotations({ identifier: "ResponsesItemDetail" })
 
 export const detailKey = "openai" as const

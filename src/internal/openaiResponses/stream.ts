@@ -16,7 +16,11 @@ import * as ConversionError from "../../ConversionError.js"
 import type * as ModelResponse from "../../ModelResponse.js"
 import type * as Format from "../../OpenAiResponsesFormat.js"
 import { isRecord } from "../plain.js"
-import { decodeResponse } from "./response.js"
+import * as R from "../response.js"
+import { decodeResponse, type Error as ResponseError } from "./response.js"
+
+/** What folding a stream can fail with: what reading its response can, or a stream that is not one. */
+type Error = ResponseError | ConversionError.IncompleteStream
 
 const format = "openai-responses" as const
 
@@ -27,7 +31,7 @@ interface State {
   /** The items by output index: finished ones as they were sent, others as rebuilt from deltas. */
   readonly items: Map<number, { done: boolean; item: Json }>
   final: Json | undefined
-  failure: ConversionError.DecodeError | undefined
+  failure: Error | undefined
 }
 
 const malformedEvent = (index: number, reason: string) =>
@@ -80,11 +84,33 @@ const applyDelta = (state: State, event: Json): void => {
     case "response.function_call_arguments.done":
       item["arguments"] = str(event["arguments"])
       break
+    case "response.output_text.annotation.added": {
+      const part = listAt("content", event["content_index"], () => ({ type: "output_text", text: "", annotations: [] }))
+      const annotations = Array.isArray(part["annotations"]) ? part["annotations"] : (part["annotations"] = [])
+      ;(annotations as Array<unknown>).push(event["annotation"])
+      break
+    }
   }
 }
 
 const step = (state: State, event: unknown, index: number): State => {
-  if (state.failure !== undefined || state.final !== undefined) return state
+  if (state.failure !== undefined) return state
+  if (state.final !== undefined) {
+    // a stream holds one response: whatever comes after its last event is not part of it, and a
+    // second response is named so that the caller can split the stream
+    const type = isRecord(event) && typeof event["type"] === "string" ? event["type"] : "an event"
+    const next = isRecord(event) && isRecord(event["response"]) && typeof event["response"]["id"] === "string"
+      ? ` of response ${event["response"]["id"]}`
+      : ""
+    state.failure = new ConversionError.IncompleteStream({
+      format,
+      eventIndex: index,
+      reason: `the stream goes on after its response ended (${type}${next} after ${
+        String(state.final["status"] ?? "the final event")
+      }): a stream holds one response`
+    })
+    return state
+  }
   if (!isRecord(event) || typeof event["type"] !== "string") {
     state.failure = malformedEvent(index, "expected a stream event: an object with a string type")
     return state
@@ -117,14 +143,12 @@ const step = (state: State, event: unknown, index: number): State => {
       break
     }
     case "error": {
-      const code = typeof event["code"] === "string" ? `${event["code"]}: ` : ""
-      state.failure = new ConversionError.UnsupportedContent({
-        format,
-        path: [index],
-        messageIndex: index,
-        contentType: "error",
-        reason: `the stream failed (${code}${str(event["message"])}), so it holds no answer`
-      })
+      // the API nests the error (`{type: "error", error: {type, code, message, param}}`); the SDK's
+      // type has its fields at the top of the event
+      const nested = event["error"]
+      state.failure = isRecord(nested)
+        ? R.providerError(format, nested, [index, "error"], index)
+        : R.providerError(format, event, [index], index)
       break
     }
     default:
@@ -136,29 +160,34 @@ const step = (state: State, event: unknown, index: number): State => {
 export const finish = (
   state: State,
   options?: Format.DecodeOptions
-): Either.Either<ModelResponse.ModelResponse, ConversionError.DecodeError> => {
+): Either.Either<ModelResponse.ModelResponse, Error> => {
   if (state.failure !== undefined) return Either.left(state.failure)
   if (state.final === undefined) {
     return Either.left(
-      new ConversionError.MalformedInput({
+      new ConversionError.IncompleteStream({
         format,
-        path: [],
         reason: `the stream ended after ${state.count} event(s) without response.completed, response.incomplete or ` +
-          "response.failed, so the answer is incomplete"
+          "response.failed: it was interrupted"
       })
     )
   }
   const listed = state.final["output"]
+  // an item rebuilt from its `added` event and deltas has the `status` it was added with, which is
+  // stale: left out
   const output = Array.isArray(listed) && listed.length > 0
     ? listed
-    : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry.item)
+    : [...state.items.entries()].sort(([a], [b]) => a - b).map(([, entry]) => {
+      if (entry.done || !("status" in entry.item)) return entry.item
+      const { status: _, ...item } = entry.item
+      return item
+    })
   return decodeResponse({ ...state.final, output }, options)
 }
 
 export const decodeStream = <E, R>(
   events: Stream.Stream<unknown, E, R>,
   options?: Format.DecodeOptions
-): Effect.Effect<ModelResponse.ModelResponse, E | ConversionError.DecodeError, R> =>
+): Effect.Effect<ModelResponse.ModelResponse, E | Error, R> =>
   Effect.flatMap(
     StreamModule.runFold(
       events,
