@@ -40,7 +40,7 @@ export const isProvider: (u: unknown) => u is Provider = Schema.is(Provider)
  * Every conversation format a codec speaks: the providers the reference SDK converts to, plus
  * `openai-responses` (the OpenAI Responses API `input` items), which this library converts on the
  * client side only (the reference's `get_messages` does not accept it), and `sharegpt` (the
- * `{conversations: [{from, value}]}` records of ShareGPT dumps and LLaMA-Factory datasets; since 0.3.0),
+ * `{conversations: [{from, value}]}` records of ShareGPT dumps and LLaMA-Factory datasets; since 0.2.0),
  * a dataset format no API speaks.
  *
  * @category schemas
