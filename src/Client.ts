@@ -137,8 +137,8 @@ export interface SessionOptions {
 
 /**
  * The formats `getMessages` can return: `none` for the canonical conversation, or a format. The
- * conversion runs on the client, as in the reference; `openai-responses` is this library's own (the
- * reference's `get_messages` does not take it).
+ * conversion runs on the client, as in the reference; `openai-responses` and `sharegpt` are this
+ * library's own (the reference's `get_messages` does not take them).
  *
  * @category models
  * @since 0.1.0

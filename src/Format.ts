@@ -1,6 +1,6 @@
 /**
  * Every conversation format by name, for code that picks a format at run time (a CLI flag, an HTTP
- * parameter): the four provider codecs and `openai-responses`, plus `canonical` (the library's own
+ * parameter): the four provider codecs, `openai-responses` and `sharegpt`, plus `canonical` (the library's own
  * wire JSON) and `prompt` (the `/prompt` flattening, encode only). Each function is typed by the
  * names it is given: `Format.convert(input, { from: "openai", to: "anthropic" })` is an
  * `Either<AnthropicFormat.Wire, OpenAiFormat.DecodeError | AnthropicFormat.EncodeError>`.
@@ -37,6 +37,7 @@ import * as OpenAiResponsesFormat from "./OpenAiResponsesFormat.js"
 import * as OpenRouterFormat from "./OpenRouterFormat.js"
 import * as Prompt from "./Prompt.js"
 import * as Provider from "./Provider.js"
+import * as ShareGptFormat from "./ShareGptFormat.js"
 
 // -----------------------------------------------------------------------------
 // the registry
@@ -54,6 +55,7 @@ export interface Codecs {
   readonly anthropic: typeof AnthropicFormat.codec
   readonly google: typeof GoogleFormat.codec
   readonly "openai-responses": typeof OpenAiResponsesFormat.codec
+  readonly sharegpt: typeof ShareGptFormat.codec
 }
 
 /**
@@ -146,7 +148,8 @@ export const codecs: Codecs = {
   openrouter: OpenRouterFormat.codec,
   anthropic: AnthropicFormat.codec,
   google: GoogleFormat.codec,
-  "openai-responses": OpenAiResponsesFormat.codec
+  "openai-responses": OpenAiResponsesFormat.codec,
+  sharegpt: ShareGptFormat.codec
 }
 
 /**

@@ -39,14 +39,15 @@ export const isProvider: (u: unknown) => u is Provider = Schema.is(Provider)
 /**
  * Every conversation format a codec speaks: the providers the reference SDK converts to, plus
  * `openai-responses` (the OpenAI Responses API `input` items), which this library converts on the
- * client side only (the reference's `get_messages` does not accept it).
+ * client side only (the reference's `get_messages` does not accept it), and `sharegpt` (the
+ * `{conversations: [{from, value}]}` records of ShareGPT dumps and LLaMA-Factory datasets; since 0.2.0),
+ * a dataset format no API speaks.
  *
  * @category schemas
  * @since 0.2.0
  */
-export const Format = Schema.Literal("openai", "openrouter", "anthropic", "google", "openai-responses").annotations({
-  identifier: "FormatName"
-})
+export const Format = Schema.Literal("openai", "openrouter", "anthropic", "google", "openai-responses", "sharegpt")
+  .annotations({ identifier: "FormatName" })
 
 /**
  * @category models
@@ -55,12 +56,12 @@ export const Format = Schema.Literal("openai", "openrouter", "anthropic", "googl
 export type Format = typeof Format.Type
 
 /**
- * Every format, in a stable order: the providers, then `openai-responses`.
+ * Every format, in a stable order: the providers, then `openai-responses` and `sharegpt`.
  *
  * @category constants
  * @since 0.2.0
  */
-export const formats: ReadonlyArray<Format> = [...all, "openai-responses"]
+export const formats: ReadonlyArray<Format> = [...all, "openai-responses", "sharegpt"]
 
 /**
  * @category guards

@@ -122,6 +122,13 @@ export * as AnthropicFormat from "./AnthropicFormat.js"
 export * as GoogleFormat from "./GoogleFormat.js"
 
 /**
+ * The ShareGPT format (`{conversations: [{from, value}]}` records, LLaMA-Factory's tool turns).
+ *
+ * @since 0.2.0
+ */
+export * as ShareGptFormat from "./ShareGptFormat.js"
+
+/**
  * Every format by name: encode, decode and convert at run time.
  *
  * @since 0.1.0

@@ -18,6 +18,7 @@ import type * as GoogleFormat from "openreward-effect/GoogleFormat"
 import type * as OpenAiFormat from "openreward-effect/OpenAiFormat"
 import type * as OpenAiResponsesFormat from "openreward-effect/OpenAiResponsesFormat"
 import type * as OpenRouterFormat from "openreward-effect/OpenRouterFormat"
+import type * as ShareGptFormat from "openreward-effect/ShareGptFormat"
 import * as Args from "../src/internal/cli/args.js"
 import { main } from "../src/internal/cli/main.js"
 import * as CompiledCli from "./utils/compiledCli.js"
@@ -323,7 +324,9 @@ describe("cli convert", () => {
         "pass --from anthropic"
       ],
       [[{ role: "user", blocks: [text("hi")] }], ["--from", "openai"], "pass --from canonical"],
-      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"]
+      [{ input: "hi", instructions: "Be brief." }, [], "pass --from openai-responses"],
+      [{ id: 1, conversations: [{ from: "human", value: "hi" }] }, ["--from", "openai"], "pass --from sharegpt"],
+      [[{ from: "human", value: "hi" }, { from: "gpt", value: "yo" }], [], "pass --from sharegpt"]
     ]
     for (const [input, from, hint] of cases) {
       const result = await cli(["convert", "--to", "anthropic", ...from], JSON.stringify(input))
@@ -413,9 +416,11 @@ describe("cli options", () => {
     & AnthropicFormat.EncodeOptions
     & GoogleFormat.EncodeOptions
     & OpenAiResponsesFormat.EncodeOptions
+    & ShareGptFormat.EncodeOptions
     & OpenAiFormat.DecodeOptions
     & OpenRouterFormat.DecodeOptions
     & OpenAiResponsesFormat.DecodeOptions
+    & ShareGptFormat.DecodeOptions
   > = {
     reasoningField: true,
     reasoningOnToolCalls: true,
@@ -431,6 +436,7 @@ describe("cli options", () => {
     unsignedReasoning: true,
     reasoningWithoutId: true,
     systemRole: true,
+    systemPrompt: true,
     reusedToolCallIds: true,
     encryptedReasoning: true,
     providerContent: true,
@@ -627,7 +633,7 @@ describe("cli usage", () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [
         ["convert", "--to", "gpt", file],
-        "--to must be one of openai, openrouter, anthropic, google, openai-responses, prompt, canonical; got \"gpt\""
+        "--to must be one of openai, openrouter, anthropic, google, openai-responses, sharegpt, prompt, canonical; got \"gpt\""
       ],
       [["convert", file], "--to is required"],
       [

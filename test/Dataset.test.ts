@@ -337,7 +337,9 @@ describe("Dataset shapes", () => {
       [{ messages: [{ role: "user", blocks: [] }], rewards: [] }, "rollout"],
       [{ input: "hi" }, "body"],
       [[{ role: "user", content: "hi" }], "body"],
-      [{ conversations: [] }, undefined],
+      [{ conversations: [] }, "sharegpt"],
+      [[{ from: "human", value: "hi" }], "body"],
+      [{ dialog: [] }, undefined],
       [42, undefined]
     ]
     for (const [record, shape] of cases) {
@@ -352,8 +354,26 @@ describe("Dataset shapes", () => {
       Dataset.convertRecord({ contents: [{ role: "user", parts: [{ text: "x" }] }] }, { record: "auto", to: "openai" })
     )
     assert.strictEqual(out.shape, "gemini-tuning")
-    const unknown = left(Dataset.convertRecord({ conversations: [] }, { record: "auto", to: "openai" }))
-    assert.include(unknown.message, "not a record of a known shape (keys: conversations)")
+    const unknown = left(Dataset.convertRecord({ dialog: [] }, { record: "auto", to: "openai" }))
+    assert.include(unknown.message, "not a record of a known shape (keys: dialog)")
+    // a ShareGPT record is read as one, its other keys kept, its tools converted
+    const sharegpt = right(Dataset.convertRecord({
+      id: 7,
+      tools: "[{\"name\": \"f\", \"parameters\": {\"type\": \"object\"}}]",
+      conversations: [{ from: "human", value: "hi" }]
+    }, { record: "auto", to: "openai" }))
+    assert.strictEqual(sharegpt.shape, "sharegpt")
+    assert.deepStrictEqual(sharegpt.value, {
+      id: 7,
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }]
+    })
+    const back = right(Dataset.convertRecord(sharegpt.value, { record: "openai-sft", to: "sharegpt" }))
+    assert.deepStrictEqual(back.value, {
+      id: 7,
+      conversations: [{ from: "human", value: "hi" }],
+      tools: "[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]"
+    })
   })
 
   it("the command line's shapes and formats are the library's", () => {
@@ -478,6 +498,8 @@ describe("Dataset on the real request bodies", () => {
         const written = (out as any).tools
         const count = to === "google"
           ? (written?.[0]?.function_declarations?.length ?? 0)
+          : to === "sharegpt" && typeof written === "string"
+          ? JSON.parse(written).length // LLaMA-Factory keeps tools as JSON text
           : Array.isArray(written)
           ? written.length
           : 0

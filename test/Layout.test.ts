@@ -35,9 +35,10 @@ describe("src/ layout", () => {
       "GoogleFormat",
       "OpenAiFormat",
       "OpenRouterFormat",
-      "OpenAiResponsesFormat"
+      "OpenAiResponsesFormat",
+      "ShareGptFormat"
     ]
-    for (const dir of ["anthropic", "google", "openai", "openrouter", "openaiResponses"]) {
+    for (const dir of ["anthropic", "google", "openai", "openrouter", "openaiResponses", "sharegpt"]) {
       const internal = path.join(src, "internal", dir)
       for (const entry of fs.readdirSync(internal)) {
         const file = path.join(internal, entry)

@@ -145,3 +145,43 @@ export const google: Rules<{
     })
   }
 }
+
+/**
+ * ShareGPT: docs/formats/sharegpt.md, losses: a `detail`, the error flag, tool-call ids,
+ * reasoning left out (`reasoning: "omit"`) and provider blocks left out (`providerContent: "omit"`).
+ */
+export const sharegpt: Rules<{
+  readonly reasoning?: "error" | "omit" | undefined
+  readonly providerContent?: "error" | "omit" | "text" | undefined
+}> = (
+  conversation,
+  options,
+  report
+) => {
+  detailLosses("sharegpt", conversation, report)
+  errorFlagLosses("sharegpt", conversation, report, "an observation turn has no error flag (put the error in the text)")
+  eachBlock(conversation, (block, i, j) => {
+    if (block.type === "tool_call" || block.type === "tool_result") {
+      const field = block.type === "tool_call" ? "id" : "tool_call_id"
+      report(
+        encodeLoss(
+          "sharegpt",
+          [i, "blocks", j, field],
+          field,
+          "ShareGPT has no tool-call ids: an observation answers the earliest call not answered yet"
+        )
+      )
+    } else if (block.type === "reasoning" && options?.reasoning === "omit") {
+      report(encodeLoss("sharegpt", [i, "blocks", j], "reasoning", "reasoning is \"omit\": a turn has no place for it"))
+    } else if (block.type === "provider" && options?.providerContent === "omit") {
+      report(
+        encodeLoss(
+          "sharegpt",
+          [i, "blocks", j],
+          "provider",
+          "providerContent is \"omit\": another provider's block is not sent"
+        )
+      )
+    }
+  })
+}

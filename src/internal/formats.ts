@@ -14,6 +14,7 @@ const loaders: { readonly [N in Format.Target]: () => Promise<Format.Encoders[N]
   anthropic: () => import("../AnthropicFormat.js").then((m) => m.codec),
   google: () => import("../GoogleFormat.js").then((m) => m.codec),
   "openai-responses": () => import("../OpenAiResponsesFormat.js").then((m) => m.codec),
+  sharegpt: () => import("../ShareGptFormat.js").then((m) => m.codec),
   canonical: () => import("../Conversation.js").then((m) => m.codec),
   prompt: () => import("../Prompt.js").then((m) => m.encoder)
 }

@@ -51,7 +51,8 @@ const conversationKeys: ReadonlyArray<readonly [string, ReadonlyArray<Conversion
   ["system_instruction", ["google"]],
   ["systemInstruction", ["google"]],
   ["input", ["openai-responses"]],
-  ["instructions", ["openai-responses"]]
+  ["instructions", ["openai-responses"]],
+  ["conversations", ["sharegpt"]]
 ]
 
 const owners = new Map(conversationKeys)

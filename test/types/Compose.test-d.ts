@@ -18,7 +18,8 @@ import {
   OpenAiFormat,
   type OpenAiResponsesFormat,
   type OpenRouterFormat,
-  type Prompt
+  type Prompt,
+  type ShareGptFormat
 } from "openreward-effect"
 import * as Throwing from "openreward-effect/Throwing"
 import { describe, expectTypeOf, it } from "vitest"
@@ -143,6 +144,7 @@ describe("Format.convert<F, T>", () => {
       readonly anthropic: AnthropicFormat.Wire
       readonly google: GoogleFormat.Wire
       readonly "openai-responses": OpenAiResponsesFormat.Wire
+      readonly sharegpt: ShareGptFormat.Wire
       readonly canonical: Conversation.Encoded
       readonly prompt: Prompt.Encoded
     }>()

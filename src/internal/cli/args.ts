@@ -17,7 +17,7 @@ export const program = "openreward-effect"
 
 /** The formats, spelled out here so that parsing needs no library import (checked against `Format` by a test). */
 export const providers = ["openai", "openrouter", "anthropic", "google"] as const
-export const formats = [...providers, "openai-responses"] as const
+export const formats = [...providers, "openai-responses", "sharegpt"] as const
 export type Provider = typeof formats[number]
 export const sources = ["canonical", ...formats] as const
 export type Source = typeof sources[number]
@@ -32,6 +32,7 @@ export const shapeFormats = {
   "openai-dpo": "openai",
   "anthropic-bedrock": "anthropic",
   "gemini-tuning": "google",
+  sharegpt: "sharegpt",
   rollout: "canonical"
 } as const satisfies { readonly [shape: string]: Source | undefined }
 export type Shape = keyof typeof shapeFormats
@@ -184,10 +185,20 @@ export const formatFlags: ReadonlyArray<Flag> = [
     name: "reasoning",
     key: "reasoning",
     kind: "choice",
-    choices: choice(["error", "thought"]),
+    choices: choice(["error", "thought", "omit"], { thought: ["google"], omit: ["sharegpt"] }),
     default: "error",
-    appliesTo: { side: "to", formats: ["google"] },
-    description: "reasoning blocks: an error (the reference), or thought parts with their signatures"
+    appliesTo: { side: "to", formats: ["google", "sharegpt"] },
+    description:
+      "reasoning blocks: an error (the reference), (google) thought parts with their signatures, or (sharegpt) left out"
+  },
+  {
+    name: "system-prompt",
+    key: "systemPrompt",
+    kind: "choice",
+    choices: choice(["field", "turn"]),
+    default: "field",
+    appliesTo: { side: "to", formats: ["sharegpt"] },
+    description: "a leading system message: the record's system (LLaMA-Factory) or a system turn (FastChat)"
   },
   {
     name: "reasoning-without-id",
@@ -244,7 +255,7 @@ export const formatFlags: ReadonlyArray<Flag> = [
     kind: "choice",
     choices: choice(["error", "keep"]),
     default: "error",
-    appliesTo: { side: "from", formats: [...chat, "openai-responses"] },
+    appliesTo: { side: "from", formats: [...chat, "openai-responses", "sharegpt"] },
     description:
       "tool-call arguments that are no JSON object: an error, or the call kept with input {} and the text in its detail"
   }

@@ -159,6 +159,7 @@ const shapeNames: { readonly [S in Shapes.Shape]: string } = {
   "openai-dpo": "an OpenAI preference fine-tuning record",
   "anthropic-bedrock": "an Anthropic (Bedrock) fine-tuning record",
   "gemini-tuning": "a Gemini tuning record",
+  sharegpt: "a ShareGPT record",
   rollout: "an episode record (Episode.runMany)"
 }
 
@@ -168,7 +169,8 @@ const formatNames: { readonly [S in Source]: string } = {
   openrouter: "an OpenRouter chat transcript",
   anthropic: "an Anthropic request",
   google: "a Gemini request",
-  "openai-responses": "an OpenAI Responses input"
+  "openai-responses": "an OpenAI Responses input",
+  sharegpt: "a ShareGPT conversation"
 }
 
 /** The tags only an encoder fails with: the record was read, so its format was right. */

@@ -95,6 +95,7 @@ export const messagesKeys: { readonly [T in Target]: string } = {
   anthropic: "messages",
   google: "contents",
   "openai-responses": "input",
+  sharegpt: "conversations",
   prompt: "prompt"
 }
 
@@ -105,7 +106,8 @@ const sideKeys: { readonly [S in Source]: ReadonlyArray<string> } = {
   openrouter: [],
   anthropic: ["system"],
   google: ["system_instruction", "systemInstruction"],
-  "openai-responses": ["instructions"]
+  "openai-responses": ["instructions"],
+  sharegpt: ["system"]
 }
 
 /** The keys of `config` (Gemini's SDK shape) that belong to the conversation or its tools. */
@@ -207,11 +209,13 @@ const messageList = (
   at: Path
 ): Either.Either<unknown, ConversionError.ConversionError> => {
   if (Array.isArray(wire) || !isObj(wire)) return Either.right(wire)
-  const system = target === "anthropic" ? wire["system"] : wire["system_instruction"] ?? wire["systemInstruction"]
+  const system = target === "anthropic" || target === "sharegpt"
+    ? wire["system"]
+    : wire["system_instruction"] ?? wire["systemInstruction"]
   if (system !== undefined && system !== null) {
     return Either.left(
       new ConversionError.UnsupportedMessage({
-        format: target === "anthropic" ? "anthropic" : "google",
+        format: target === "anthropic" || target === "sharegpt" ? target : "google",
         path: [0],
         messageIndex: 0,
         role: "system",

@@ -18,6 +18,7 @@ export const shapes = [
   "openai-dpo",
   "anthropic-bedrock",
   "gemini-tuning",
+  "sharegpt",
   "rollout"
 ] as const
 
@@ -42,6 +43,7 @@ export const layouts: {
   },
   "anthropic-bedrock": { from: "anthropic", slots: root },
   "gemini-tuning": { from: "google", slots: root },
+  sharegpt: { from: "sharegpt", slots: root },
   rollout: { from: "canonical", slots: root }
 }
 
@@ -83,6 +85,7 @@ export const listFormat = (list: ReadonlyArray<unknown>): Record.Source | undefi
   for (const message of list.slice(0, 50)) {
     if (!isObj(message)) return undefined
     if ("blocks" in message) return "canonical"
+    if ("from" in message && "value" in message) return "sharegpt"
     if (typeof message["type"] === "string" && responsesItems.has(message["type"])) return "openai-responses"
     if ("parts" in message) return "google"
     if ("tool_calls" in message || message["role"] === "tool" || message["role"] === "system") return "openai"
@@ -105,6 +108,7 @@ export const detect = (record: unknown): { readonly shape: Shape; readonly from:
     return { shape: "openai-dpo", from: "openai" }
   }
   if ("contents" in record) return { shape: "gemini-tuning", from: "google" }
+  if (Array.isArray(record["conversations"])) return { shape: "sharegpt", from: "sharegpt" }
   const messages = record["messages"]
   if (Array.isArray(messages)) {
     const first = messages.find(isObj)

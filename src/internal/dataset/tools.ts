@@ -67,7 +67,7 @@ export interface Read {
   readonly problems: ReadonlyArray<Problem>
 }
 
-export type Source = "canonical" | "openai" | "openrouter" | "anthropic" | "google" | "openai-responses"
+export type Source = "canonical" | "openai" | "openrouter" | "anthropic" | "google" | "openai-responses" | "sharegpt"
 export type Target = Source | "prompt"
 
 const isObj = (u: unknown): u is Obj => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -452,6 +452,50 @@ const readGoogle = (body: Obj, base: Path, problems: Array<Problem>) => {
 
 const canonicalToolKeys: ReadonlySet<string> = new Set(["name", "description", "input_schema", "strict"])
 
+const shareGptToolKeys: ReadonlySet<string> = new Set(["name", "description", "parameters"])
+
+/**
+ * LLaMA-Factory's `tools`: JSON text of a list of `{name, description, parameters}` (or of OpenAI
+ * function tools), as its ShareGPT files hold it; a list itself is read too. Paths inside the text
+ * do not exist in the input: errors and problems there point at `tools`.
+ */
+const readShareGpt = (body: Obj, base: Path, problems: Array<Problem>) => {
+  const settings: { tools?: ReadonlyArray<Tool> } = {}
+  if (!has(body, "tools") || body["tools"] === null) return settings
+  const raw = body["tools"]
+  const at = [...base, "tools"]
+  let parsed: unknown = raw
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return settings
+    try {
+      parsed = JSON.parse(raw)
+    } catch {
+      return fail(at, "tools must be JSON text of a list of tools")
+    }
+  }
+  const inText = typeof raw === "string"
+  settings.tools = list(parsed, at, "tools", true).map((tool, i) => {
+    const path = inText ? at : [...at, i]
+    if (!isObj(tool)) return fail(path, "a tool must be an object")
+    let f: Obj = tool
+    let fPath = path
+    if (isObj(tool["function"])) {
+      extraKeys(tool, chatToolKeys, path, problems, "tool")
+      f = tool["function"]
+      fPath = inText ? at : [...path, "function"]
+    }
+    extraKeys(f, f === tool ? shareGptToolKeys : chatFunctionKeys, fPath, problems, "tool")
+    const strict = f === tool ? undefined : optionalBoolean(f["strict"], fPath, "strict")
+    return {
+      name: string(f["name"], fPath, "a tool's name"),
+      description: optionalString(f["description"], fPath, "a description"),
+      input_schema: schema(f["parameters"], fPath),
+      ...(strict === undefined ? {} : { strict })
+    }
+  })
+  return settings
+}
+
 const readCanonical = (body: Obj, base: Path, problems: Array<Problem>) => {
   const settings: { tools?: ReadonlyArray<Tool>; choice?: Choice; parallel?: boolean } = {}
   if (has(body, "tools") && body["tools"] !== null) {
@@ -496,7 +540,8 @@ export const settingKeys: { readonly [S in Source]: ReadonlyArray<string> } = {
   openrouter: ["tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"],
   "openai-responses": ["tools", "tool_choice", "parallel_tool_calls"],
   anthropic: ["tools", "tool_choice"],
-  google: ["tools", "tool_config", "toolConfig"]
+  google: ["tools", "tool_config", "toolConfig"],
+  sharegpt: ["tools"]
 }
 
 /**
@@ -514,6 +559,8 @@ export const read = (format: Source, body: Obj, base: Path): Read | Malformed =>
       ? readAnthropic(body, base, problems)
       : format === "google"
       ? readGoogle(body, base, problems)
+      : format === "sharegpt"
+      ? readShareGpt(body, base, problems)
       : readCanonical(body, base, problems)
     const keys = settingKeys[format].filter((key) => has(body, key))
     const config = format === "google" && isObj(body["config"]) ? body["config"] : undefined
@@ -728,6 +775,40 @@ const writeGoogle = (settings: Settings, origins: Origins, problems: Array<Probl
   return entries
 }
 
+/** LLaMA-Factory's `tools`: JSON text of `{name, description, parameters}`; no choice, no parallel setting. */
+const writeShareGpt = (settings: Settings, origins: Origins, problems: Array<Problem>) => {
+  const entries: Array<readonly [string, unknown]> = []
+  if (settings.tools !== undefined && settings.tools.length > 0) {
+    settings.tools.forEach((tool, i) => {
+      if (tool.strict === true) {
+        problems.push({
+          path: [...origins.tools, i],
+          parameter: "strict",
+          reason: `tool ${JSON.stringify(tool.name)} is strict; a ShareGPT tool has no strict mode`
+        })
+      }
+    })
+    entries.push([
+      "tools",
+      JSON.stringify(settings.tools.map((tool) => ({
+        name: tool.name,
+        ...withDescription(tool),
+        ...(tool.input_schema === null ? {} : { parameters: tool.input_schema })
+      })))
+    ])
+  }
+  unheld(
+    {
+      ...(settings.choice === undefined ? {} : { choice: settings.choice }),
+      ...(settings.parallel === undefined ? {} : { parallel: settings.parallel })
+    },
+    origins,
+    problems,
+    "a ShareGPT record has tools only: no tool choice, no parallel-call setting"
+  )
+  return entries
+}
+
 const writeCanonical = (settings: Settings) => {
   const entries: Array<readonly [string, unknown]> = []
   if (settings.tools !== undefined) {
@@ -763,6 +844,9 @@ export const write = (target: Target, settings: Settings, origins: Origins, opti
       break
     case "google":
       entries = writeGoogle(settings, origins, problems, options?.casing ?? "snake")
+      break
+    case "sharegpt":
+      entries = writeShareGpt(settings, origins, problems)
       break
     case "canonical":
       entries = writeCanonical(settings)
