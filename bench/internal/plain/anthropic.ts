@@ -37,6 +37,8 @@ export const encode = (conversation: Conversation.Conversation): Wire => {
   let system: string | null = null
   const messages: Array<WireMessage> = []
   let leading = true
+  // tool_use ids must be unique in a request, as our encoder requires (reusedToolCallIds)
+  const ids = new Set<string>()
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
     const blocks = message.blocks
@@ -81,6 +83,8 @@ export const encode = (conversation: Conversation.Conversation): Wire => {
               )
               break
             case "tool_call":
+              if (ids.has(block.id)) fail(`message ${i}, block ${j}: tool_use id ${block.id} used again`)
+              ids.add(block.id)
               out.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
               break
             default:
