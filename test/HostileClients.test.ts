@@ -173,8 +173,9 @@ const answerOf = (wire: string) => ({
 
 // Each group has its own server process: the groups run side by side, the tests of a group in turn.
 describe.concurrent("hostile clients", () => {
-  ;(fs.existsSync("/proc/self/fd") ? describe.sequential : describe.skip)(
+  describe.skipIf(!fs.existsSync("/proc/self/fd"))(
     "the server frees what a client abandons",
+    { sequential: true },
     () => {
       let served: Served
       beforeAll(async () => {
