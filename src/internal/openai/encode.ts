@@ -23,7 +23,6 @@ import type * as Json from "../../Json.js"
 import type * as Message from "../../Message.js"
 import type * as OpenAiFormat from "../../OpenAiFormat.js"
 import type * as OpenRouterFormat from "../../OpenRouterFormat.js"
-import { withArticle } from "../article.js"
 import * as BlockError from "../blockError.js"
 import * as ProviderContent from "../providerContent.js"
 import { dumps } from "../pythonJson.js"
@@ -64,14 +63,6 @@ const encodeContent = (blocks: ReadonlyArray<ContentItem>): OpenAiFormat.Content
   const parts: Array<OpenAiFormat.ContentPart> = new Array(blocks.length)
   for (let k = 0; k < blocks.length; k++) parts[k] = encodePart(blocks[k]!)
   return parts
-}
-
-/**
- * Where encoding stopped: a block its message's role has no encoding for here. `encode` reports
- * what `Conversation.validate` says of the conversation (a `MisplacedBlock`, by `Message`'s rules).
- */
-class NoEncoding {
-  constructor(readonly messageIndex: number, readonly blockIndex: number) {}
 }
 
 /** The index of the first block a system message's content cannot hold (text and images), or -1. */
@@ -151,7 +142,7 @@ const encodeUser = (
   policy: ToolResultImages,
   providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<ChatMessage>
-): ConversionError.UnsupportedBlock | NoEncoding | undefined => {
+): ConversionError.UnsupportedBlock | BlockError.NoEncoding | undefined => {
   const blocks = message.blocks
   // images moved out of tool results (toolResultImages: "user-message") lead the user message
   const moved: Array<Block.ImageBlock> | undefined = policy === "user-message" ? [] : undefined
@@ -175,7 +166,7 @@ const encodeUser = (
         break
       }
       default:
-        return new NoEncoding(messageIndex, j)
+        return new BlockError.NoEncoding(messageIndex, j)
     }
   }
   const content = moved === undefined || moved.length === 0
@@ -270,7 +261,7 @@ const encodeAssistant = (
   serializeArguments: (input: Json.JsonObject) => string,
   providerContent: ProviderContent.EncodePolicy | undefined,
   out: Array<ChatMessage>
-): ConversionError.UnsupportedBlock | NoEncoding | undefined => {
+): ConversionError.UnsupportedBlock | BlockError.NoEncoding | undefined => {
   const blocks = message.blocks
   let visible: Array<ContentItem> | undefined
   let reasoning: string | undefined
@@ -309,7 +300,7 @@ const encodeAssistant = (
         break
       }
       default:
-        return new NoEncoding(messageIndex, j)
+        return new BlockError.NoEncoding(messageIndex, j)
     }
   }
   const entry: MutableAssistantMessage = {
@@ -337,18 +328,18 @@ const encodeMessages = (
   conversation: Conversation.Conversation,
   options: EncodeOptions,
   out: Array<ChatMessage>
-): ConversionError.UnsupportedBlock | NoEncoding | undefined => {
+): ConversionError.UnsupportedBlock | BlockError.NoEncoding | undefined => {
   const policy = options.toolResultImages ?? "error"
   const reasoningField = options.reasoningField ?? "reasoning_content"
   const reasoningOnToolCalls = options.reasoningOnToolCalls === true
   const serializeArguments = options.toolArguments === "json" ? jsonArguments : dumps
   for (let i = 0; i < conversation.length; i++) {
     const message = conversation[i]!
-    let error: ConversionError.UnsupportedBlock | NoEncoding | undefined
+    let error: ConversionError.UnsupportedBlock | BlockError.NoEncoding | undefined
     switch (message.role) {
       case "system": {
         const j = firstNotContent(message.blocks)
-        if (j !== -1) return new NoEncoding(i, j)
+        if (j !== -1) return new BlockError.NoEncoding(i, j)
         out.push({ role: "system", content: encodeContent(message.blocks) })
         break
       }
@@ -388,28 +379,7 @@ export const encode = (
   // reported before any other error. Checking only once encoding has failed gives the same errors.
   const placed = Conversation.validate(conversation)
   if (Either.isLeft(placed)) return Either.left(placed.left)
-  return Either.left(error instanceof NoEncoding ? noEncoding(format, conversation, error) : error)
-}
-
-/**
- * A block `Message` allows in its role that this encoder has no encoding for: not reachable while
- * every type `Message.allowedBlockTypes` lists has a case above, and an error, never a dropped
- * block, if one is added there first.
- */
-const noEncoding = (
-  format: Format,
-  conversation: Conversation.Conversation,
-  { blockIndex, messageIndex }: NoEncoding
-): ConversionError.UnsupportedBlock => {
-  const message = conversation[messageIndex]!
-  const blockType = message.blocks[blockIndex]!.type
-  return BlockError.unsupported(
-    format,
-    messageIndex,
-    blockIndex,
-    blockType,
-    `the ${format} format has no encoding for ${withArticle(JSON.stringify(blockType))} block in ${
-      withArticle(JSON.stringify(message.role))
-    } message`
+  return Either.left(
+    error instanceof BlockError.NoEncoding ? BlockError.noEncoding(format, conversation, error) : error
   )
 }

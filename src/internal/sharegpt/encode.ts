@@ -23,7 +23,6 @@ import * as Conversation from "../../Conversation.js"
 import * as ConversionError from "../../ConversionError.js"
 import type * as Message from "../../Message.js"
 import type * as ShareGptFormat from "../../ShareGptFormat.js"
-import { withArticle } from "../article.js"
 import * as BlockError from "../blockError.js"
 import * as ProviderContent from "../providerContent.js"
 import * as Wire from "./schema.js"
@@ -36,12 +35,7 @@ type Turn = ShareGptFormat.Turn
 
 const format = Wire.name
 
-/** Where encoding stopped: a block its message's role has no encoding for here. */
-class NoEncoding {
-  constructor(readonly messageIndex: number, readonly blockIndex: number) {}
-}
-
-type Stop = EncodeError | NoEncoding
+type Stop = EncodeError | BlockError.NoEncoding
 
 const textOnly = "a ShareGPT turn holds one string: text only"
 
@@ -111,7 +105,7 @@ const encodeUser = (
         break
       }
       default:
-        return new NoEncoding(i, j)
+        return new BlockError.NoEncoding(i, j)
     }
   }
   if (text !== undefined || results === 0) out.push({ from: "human", value: text ?? "" })
@@ -160,7 +154,7 @@ const encodeAssistant = (
         break
       }
       default:
-        return new NoEncoding(i, j)
+        return new BlockError.NoEncoding(i, j)
     }
   }
   if (text !== undefined || calls.length === 0) out.push({ from: "gpt", value: text ?? "" })
@@ -188,7 +182,7 @@ const encodeTurns = (
         for (let j = 0; j < blocks.length; j++) {
           const block = blocks[j]!
           if (block.type === "image") return imageError(i, j)
-          if (block.type !== "text") return new NoEncoding(i, j)
+          if (block.type !== "text") return new BlockError.NoEncoding(i, j)
           text = text === undefined ? block.text : text + "\n" + block.text
         }
         if (i === 0 && options.systemPrompt !== "turn") record.system = text ?? ""
@@ -203,7 +197,7 @@ const encodeTurns = (
         break
       default: {
         const role: never = message
-        return new NoEncoding(i, (role as Message.Message).blocks.length)
+        return new BlockError.NoEncoding(i, (role as Message.Message).blocks.length)
       }
     }
     if (stop !== undefined) return stop
@@ -227,23 +221,5 @@ export const encode = (
   // a misplaced block anywhere is reported before any other error, as every encoder does
   const placed = Conversation.validate(conversation)
   if (Either.isLeft(placed)) return Either.left(placed.left)
-  return Either.left(stop instanceof NoEncoding ? noEncoding(conversation, stop) : stop)
-}
-
-/** A block `Message` allows in its role that this encoder has no encoding for: an error, never dropped. */
-const noEncoding = (
-  conversation: Conversation.Conversation,
-  { blockIndex, messageIndex }: NoEncoding
-): ConversionError.UnsupportedBlock => {
-  const message = conversation[messageIndex]!
-  const blockType = message.blocks[blockIndex]!.type
-  return BlockError.unsupported(
-    format,
-    messageIndex,
-    blockIndex,
-    blockType,
-    `the ${format} format has no encoding for ${withArticle(JSON.stringify(blockType))} block in ${
-      withArticle(JSON.stringify(message.role))
-    } message`
-  )
+  return Either.left(stop instanceof BlockError.NoEncoding ? BlockError.noEncoding(format, conversation, stop) : stop)
 }
